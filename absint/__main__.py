@@ -1,0 +1,5 @@
+import sys
+
+from absint.cli import main
+
+sys.exit(main())

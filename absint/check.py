@@ -1,0 +1,66 @@
+"""``absint check``: a file parses and every assert holds at its example point.
+
+This is the self-test of the reader and the term normal forms: the program was
+traced at the hints, so an assert that evaluates to false there means we read or
+normalised something wrongly.
+"""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+
+from absint.evaluator import NotEvaluable, evaluate
+from absint.smtlib import SmtLibError, read_file
+
+
+@attrs.frozen(slots=True)
+class CheckReport:
+    file: str
+    asserts: int = 0
+    holding: int = 0
+    failing: tuple[str, ...] = ()
+    not_evaluable: tuple[str, ...] = ()
+    unbacked: int = 0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.failing
+
+    def summary(self) -> str:
+        if self.error is not None:
+            return f"{self.file}: ERROR {self.error}"
+        parts = [f"{self.asserts} asserts", f"{self.holding} hold at the example point"]
+        if self.failing:
+            parts.append(f"{len(self.failing)} FAIL (first: {self.failing[0]})")
+        if self.not_evaluable:
+            parts.append(f"{len(self.not_evaluable)} not evaluable (unbacked or undefined)")
+        status = "ok" if self.ok else "FAIL"
+        return f"{self.file}: {status}: " + ", ".join(parts)
+
+
+def check_file(path: str) -> CheckReport:
+    name = os.path.basename(path)
+    try:
+        program = read_file(path)
+    except SmtLibError as e:
+        return CheckReport(name, error=str(e))
+    except OSError as e:
+        return CheckReport(name, error=f"{path}: {e.strerror or e}")
+    point = program.hints()
+    memo: dict = {}
+    failing, not_evaluable, holding = [], [], 0
+    for fact in program.facts:
+        try:
+            value = evaluate(fact.term, point, memo)
+        except NotEvaluable as e:
+            not_evaluable.append(f"{fact.position}: {e}")
+            continue
+        if value is True:
+            holding += 1
+        else:
+            failing.append(f"{fact.position}: {fact.term!r}")
+    return CheckReport(name, len(program.facts), holding, tuple(failing), tuple(not_evaluable),
+                       len(program.unbacked))

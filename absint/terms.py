@@ -1,0 +1,738 @@
+"""Hash-consed terms of shape programs: sorts Int / Real / Bool.
+
+Every constructor returns the one interned object for its structure, so equality
+of terms is identity and a term can be a dict key at the cost of ``id``.
+
+Canonical forms, established by the constructors (never by later passes):
+
+* Numeric terms are a constant, an *atom* (a variable or a nonlinear application)
+  or a ``lin``: a sum ``c1*a1 + ... + cn*an + c`` over atoms sorted by id.
+* ``to_real`` is pushed down to atoms, so a Real ``lin`` may mix Real atoms and
+  ``to_real`` of Int atoms; ``to_int``/``ceil`` of ``P/d`` (``P`` an Int sum,
+  ``d`` a positive integer) become Euclidean ``div``, so ``ceil(s/2)`` and
+  ``(s+1) div 2`` are the same term.
+* Products are not distributed (a factored product evaluates more precisely in
+  intervals); a product is a ``mul`` of primitive factors sorted by id, times a
+  constant.
+* Comparisons are against zero: ``le`` (t <= 0), ``lt`` (t < 0, Real only),
+  ``eq``, ``ne``; Int comparisons are divided by the gcd of their coefficients,
+  so ``(< x x)`` or ``(= (+ a 1) (+ 1 a))`` fold to constants.
+* Boolean structure is in negation normal form: ``not`` only wraps Bool variables.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from typing import Iterable, Union
+
+import attrs
+
+Number = Union[int, Fraction]
+
+
+class Sort:
+    """One of three singletons; not an Enum because Enum hashing is Python-level and
+    sorts are part of every interning key."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return self.value
+
+    def __reduce__(self):
+        return (_sort_named, (self.value,))
+
+
+INT, REAL, BOOL = Sort("Int"), Sort("Real"), Sort("Bool")
+_SORTS = {"Int": INT, "Real": REAL, "Bool": BOOL}
+
+
+def _sort_named(value: str) -> Sort:
+    return _SORTS[value]
+
+#: kinds whose terms are atoms of the linear normal form
+ATOM_KINDS = frozenset(
+    {"var", "mul", "div", "mod", "to_int", "to_real", "rdiv", "pow", "ceil", "min", "max", "ite"}
+)
+COMPARISON_KINDS = frozenset({"le", "lt", "eq", "ne"})
+
+_ids = itertools.count()
+_table: dict[tuple, "Term"] = {}
+
+
+@attrs.frozen(eq=False, repr=False, slots=True)
+class Term:
+    """One interned node. ``args`` are sub-terms; ``data`` is kind-specific payload.
+
+    const: data = value (int, Fraction or bool); var: data = name;
+    lin: args = atoms, data = (coefficients, constant);
+    comparisons: args = (t,) meaning ``t <op> 0``; others: args are operands.
+    """
+
+    kind: str
+    sort: Sort
+    args: tuple["Term", ...]
+    data: object
+    id: int
+
+    def __repr__(self) -> str:
+        from absint.printer import to_smtlib
+
+        return to_smtlib(self)
+
+    @property
+    def is_atom(self) -> bool:
+        return self.kind in ATOM_KINDS
+
+    @property
+    def is_const(self) -> bool:
+        return self.kind == "const"
+
+
+def _intern(kind: str, sort: Sort, args: tuple, data: object) -> Term:
+    key = (kind, sort, args, data)
+    t = _table.get(key)
+    if t is None:
+        t = Term(kind, sort, args, data, next(_ids))
+        _table[key] = t
+    return t
+
+
+def table_size() -> int:
+    """Number of distinct terms built so far (for memory accounting)."""
+    return len(_table)
+
+
+# ---------------------------------------------------------------- constants, variables
+
+TRUE = _intern("const", BOOL, (), True)
+FALSE = _intern("const", BOOL, (), False)
+
+
+def const(value: Number | bool, sort: Sort | None = None) -> Term:
+    """A constant; the sort defaults to Int for ints, Real for Fractions, Bool for bools."""
+    if type(value) is int and sort is not REAL:
+        return _intern("const", INT, (), value)
+    if isinstance(value, bool):
+        return TRUE if value else FALSE
+    if sort is None:
+        sort = INT if isinstance(value, int) else REAL
+    if sort is INT:
+        if isinstance(value, Fraction):
+            if value.denominator != 1:
+                raise ValueError(f"{value} is not an integer")
+            value = value.numerator
+        return _intern("const", INT, (), int(value))
+    value = Fraction(value)
+    return _intern("const", REAL, (), value)
+
+
+def boolean(value: bool) -> Term:
+    return TRUE if value else FALSE
+
+
+def var(name: str, sort: Sort) -> Term:
+    return _intern("var", sort, (), name)
+
+
+ZERO = const(0)
+ONE = const(1)
+
+
+# ---------------------------------------------------------------- linear forms
+
+def linear_parts(t: Term) -> tuple[dict[Term, Number], Number]:
+    """``t`` as (atom -> coefficient, constant); a fresh dict the caller may change."""
+    k = t.kind
+    if k == "lin":
+        coefs, c = t.data
+        return dict(zip(t.args, coefs)), c
+    if k == "const":
+        return {}, t.data
+    return {t: 1}, 0
+
+
+def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
+    """The canonical term for ``sum coefs[a]*a + c`` (zero coefficients dropped)."""
+    items = [(a, v) for a, v in coefs.items() if v != 0]
+    if not items:
+        return const(c, sort)
+    if len(items) == 1 and c == 0 and items[0][1] == 1:
+        return items[0][0]
+    items.sort(key=lambda p: p[0].id)
+    atoms = tuple(a for a, _ in items)
+    vals = tuple(v for _, v in items)
+    if sort is INT:
+        return _intern("lin", INT, atoms, (vals, c))
+    return _intern("lin", REAL, atoms, (tuple(Fraction(v) for v in vals), Fraction(c)))
+
+
+def _check_numeric(t: Term) -> None:
+    if t.sort is BOOL:
+        raise TypeError(f"expected a numeric term, got Bool term {t!r}")
+
+
+def _common_sort(ts: Iterable[Term]) -> Sort:
+    sort = INT
+    for t in ts:
+        _check_numeric(t)
+        if t.sort is REAL:
+            sort = REAL
+    return sort
+
+
+def to_real(t: Term) -> Term:
+    """Int -> Real embedding, pushed down to atoms (identity on Real terms)."""
+    _check_numeric(t)
+    if t.sort is REAL:
+        return t
+    k = t.kind
+    if k == "const":
+        return const(Fraction(t.data), REAL)
+    if k == "lin":
+        coefs, c = t.data
+        return make_linear(REAL, {to_real(a): v for a, v in zip(t.args, coefs)}, c)
+    return _intern("to_real", REAL, (t,), None)
+
+
+def _promote(ts: Iterable[Term]) -> tuple[Sort, list[Term]]:
+    ts = list(ts)
+    sort = _common_sort(ts)
+    if sort is REAL:
+        ts = [to_real(t) for t in ts]
+    return sort, ts
+
+
+def add(*ts: Term) -> Term:
+    sort, ts = _promote(ts)
+    if len(ts) == 1:
+        return ts[0]
+    coefs: dict[Term, Number] = {}
+    c: Number = 0
+    for t in ts:
+        k = t.kind
+        if k == "const":
+            c += t.data
+        elif k == "lin":
+            tc, tk = t.data
+            c += tk
+            for a, v in zip(t.args, tc):
+                coefs[a] = coefs.get(a, 0) + v
+        else:
+            coefs[t] = coefs.get(t, 0) + 1
+    return make_linear(sort, coefs, c)
+
+
+def scale(t: Term, k: Number) -> Term:
+    """``k * t`` for a constant ``k`` (kept linear)."""
+    _check_numeric(t)
+    if k == 1:
+        return t
+    if t.sort is INT and isinstance(k, Fraction):
+        if k.denominator != 1:
+            t = to_real(t)
+        else:
+            k = k.numerator
+    coefs, c = linear_parts(t)
+    return make_linear(t.sort, {a: v * k for a, v in coefs.items()}, c * k)
+
+
+def neg(t: Term) -> Term:
+    return scale(t, -1)
+
+
+def sub(first: Term, *rest: Term) -> Term:
+    if not rest:
+        return neg(first)
+    return add(first, *(neg(t) for t in rest))
+
+
+def _content(t: Term) -> tuple[Number, Term]:
+    """Split a non-constant ``t`` into ``g * p`` with ``p`` primitive, leading coefficient 1/positive."""
+    if t.kind != "lin":
+        return 1, t
+    coefs, c = t.data
+    if t.sort is INT:
+        g = math.gcd(*coefs, c)
+        if coefs[0] < 0:
+            g = -g
+    else:
+        g = coefs[0]
+    if g == 1:
+        return 1, t
+    return g, make_linear(t.sort, {a: v / g if t.sort is REAL else v // g for a, v in zip(t.args, coefs)},
+                          c / g if t.sort is REAL else c // g)
+
+
+def mul(*ts: Term) -> Term:
+    """Product; constant factors scale, other factors form one sorted ``mul`` atom."""
+    sort, ts = _promote(ts)
+    k: Number = 1
+    factors: list[Term] = []
+    for t in ts:
+        kind = t.kind
+        if kind == "const":
+            k *= t.data
+        elif kind == "mul":
+            factors.extend(t.args)
+        else:
+            g, p = _content(t)
+            k *= g
+            factors.append(p)
+    if k == 0:
+        return const(0, sort)
+    if not factors:
+        return const(k, sort)
+    if len(factors) == 1:
+        return scale(factors[0], k)
+    factors.sort(key=lambda f: f.id)
+    return scale(_intern("mul", sort, tuple(factors), None), k)
+
+
+def power(base: Term, exponent: Term) -> Term:
+    """``base ^ exponent``: natural constant exponents become products; the rest is an atom."""
+    _check_numeric(base)
+    _check_numeric(exponent)
+    sort = INT if base.sort is INT and exponent.sort is INT else REAL
+    if exponent.kind == "const":
+        e = exponent.data
+        if e == int(e) and 0 <= e <= 16:
+            e = int(e)
+            if e == 0:
+                return const(1, sort)
+            b = base if sort is INT else to_real(base)
+            return mul(*([b] * e))
+        if base.kind == "const":
+            v = pow_exact(base.data, e)
+            if v is not None:
+                return const(v, REAL if sort is REAL else INT)
+    if sort is REAL:
+        base, exponent = to_real(base), to_real(exponent)
+    return _intern("pow", sort, (base, exponent), None)
+
+
+def pow_exact(b: Number, e: Number) -> Number | None:
+    """``b ** e`` when it is rational (None where it is not, or undefined)."""
+    b, e = Fraction(b), Fraction(e)
+    if e.denominator == 1:
+        if b == 0 and e < 0:
+            return None
+        return b ** int(e)
+    if b < 0:
+        return None
+    q = e.denominator
+    num = _exact_root(b.numerator, q)
+    den = _exact_root(b.denominator, q)
+    if num is None or den is None:
+        return None
+    root = Fraction(num, den)
+    if root == 0 and e < 0:
+        return None
+    return root ** e.numerator
+
+
+def _exact_root(n: int, q: int) -> int | None:
+    r = round(n ** (1.0 / q)) if n < 2**52 else _iroot(n, q)
+    for cand in (r - 1, r, r + 1):
+        if cand >= 0 and cand**q == n:
+            return cand
+    return None
+
+
+def _iroot(n: int, q: int) -> int:
+    lo, hi = 0, 1 << (n.bit_length() // q + 1)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if mid**q <= n:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+# ---------------------------------------------------------------- integer division
+
+def euclid_div(x: int, y: int) -> int:
+    """SMT-LIB ``div``: ``x = y*q + r`` with ``0 <= r < |y|``."""
+    r = x % abs(y)
+    return (x - r) // y
+
+
+def euclid_mod(x: int, y: int) -> int:
+    return x % abs(y)
+
+
+def _require_int(*ts: Term) -> None:
+    for t in ts:
+        if t.sort is not INT:
+            raise TypeError(f"expected an Int term, got {t.sort.value} term {t!r}")
+
+
+def _split_multiples(t: Term, d: int) -> tuple[Term, Term]:
+    """``t = d*q + r`` syntactically: ``q`` gathers the coefficients divisible by ``d``."""
+    coefs, c = linear_parts(t)
+    q_coefs = {}
+    r_coefs = {}
+    for a, v in coefs.items():
+        qv, rv = divmod(v, d)
+        if qv:
+            q_coefs[a] = qv
+        if rv:
+            r_coefs[a] = rv
+    qc, rc = divmod(c, d)
+    return make_linear(INT, q_coefs, qc), make_linear(INT, r_coefs, rc)
+
+
+def div(x: Term, y: Term) -> Term:
+    """Euclidean integer division; ``div(d*q + r, d) = q + div(r, d)`` for constant ``d``."""
+    _require_int(x, y)
+    if y.kind == "const":
+        d = y.data
+        if d == 0:
+            return _intern("div", INT, (x, y), None)
+        if x.kind == "const":
+            return const(euclid_div(x.data, d))
+        if d == 1:
+            return x
+        if d == -1:
+            return neg(x)
+        ad = abs(d)
+        q, r = _split_multiples(x, ad)
+        sign = 1 if d > 0 else -1
+        if r.kind == "const":
+            return add(scale(q, sign), const(euclid_div(r.data, d)))
+        return add(scale(q, sign), _intern("div", INT, (r, y), None))
+    return _intern("div", INT, (x, y), None)
+
+
+def mod(x: Term, y: Term) -> Term:
+    """Euclidean remainder; ``mod(d*q + r, d) = mod(r, d)`` for constant ``d``."""
+    _require_int(x, y)
+    if y.kind == "const":
+        d = y.data
+        if d == 0:
+            return _intern("mod", INT, (x, y), None)
+        if x.kind == "const":
+            return const(euclid_mod(x.data, d))
+        ad = abs(d)
+        if ad == 1:
+            return ZERO
+        _, r = _split_multiples(x, ad)
+        if r.kind == "const":
+            return const(euclid_mod(r.data, ad))
+        return _intern("mod", INT, (r, const(ad)), None)
+    return _intern("mod", INT, (x, y), None)
+
+
+def _as_int_over(t: Term) -> tuple[Term, int] | None:
+    """A Real ``t`` as ``to_real(P) / d`` with ``P`` an Int sum and ``d > 0``, if it is one."""
+    coefs, c = linear_parts(t)
+    den = Fraction(c).denominator
+    for a, v in coefs.items():
+        if a.kind != "to_real":
+            return None
+        den = den * Fraction(v).denominator // math.gcd(den, Fraction(v).denominator)
+    p = make_linear(INT, {a.args[0]: int(v * den) for a, v in coefs.items()}, int(c * den))
+    return p, den
+
+
+def to_int(x: Term) -> Term:
+    """Floor of a Real; ``to_int(P/d)`` is ``div(P, d)``."""
+    _check_numeric(x)
+    if x.sort is INT:
+        return x
+    if x.kind == "const":
+        return const(math.floor(x.data))
+    split = _as_int_over(x)
+    if split is not None:
+        p, d = split
+        return div(p, const(d))
+    return _intern("to_int", INT, (x,), None)
+
+
+def ceil(x: Term) -> Term:
+    """Ceiling of a Real; ``ceil(P/d)`` is ``div(P + d - 1, d)``."""
+    _check_numeric(x)
+    if x.sort is INT:
+        return x
+    if x.kind == "const":
+        return const(math.ceil(x.data))
+    split = _as_int_over(x)
+    if split is not None:
+        p, d = split
+        return div(add(p, const(d - 1)), const(d))
+    return _intern("ceil", INT, (x,), None)
+
+
+def rdiv(x: Term, y: Term) -> Term:
+    """Real division ``x / y`` (exact); by a non-zero constant it stays linear."""
+    x, y = to_real(x), to_real(y)
+    if y.kind == "const" and y.data != 0:
+        return scale(x, 1 / y.data)
+    if x.kind == "const" and x.data == 0:
+        return _intern("rdiv", REAL, (x, y), None)
+    return _intern("rdiv", REAL, (x, y), None)
+
+
+def _min_max(kind: str, a: Term, b: Term) -> Term:
+    sort, (a, b) = _promote((a, b))
+    diff = sub(a, b)
+    if diff.kind == "const":
+        pick_a = diff.data <= 0 if kind == "min" else diff.data >= 0
+        return a if pick_a else b
+    if b.id < a.id:
+        a, b = b, a
+    return _intern(kind, sort, (a, b), None)
+
+
+def minimum(*ts: Term) -> Term:
+    out = ts[0]
+    for t in ts[1:]:
+        out = _min_max("min", out, t)
+    return out
+
+
+def maximum(*ts: Term) -> Term:
+    out = ts[0]
+    for t in ts[1:]:
+        out = _min_max("max", out, t)
+    return out
+
+
+# ---------------------------------------------------------------- comparisons
+
+def _primitive_int(coefs: dict[Term, Number], c: int, kind: str) -> Term:
+    g = math.gcd(*coefs.values())
+    if kind == "le":
+        # sum g*a + c <= 0  <=>  sum a <= floor(-c/g)  <=>  sum a + ceil(c/g) <= 0
+        return _intern_cmp("le", make_linear(INT, {a: v // g for a, v in coefs.items()}, -((-c) // g)))
+    # eq / ne
+    if c % g:
+        return FALSE if kind == "eq" else TRUE
+    items = sorted(coefs.items(), key=lambda p: p[0].id)
+    if items[0][1] < 0:
+        g = -g
+    return _intern_cmp(kind, make_linear(INT, {a: v // g for a, v in items}, c // g))
+
+
+def _intern_cmp(kind: str, t: Term) -> Term:
+    return _intern(kind, BOOL, (t,), None)
+
+
+def _compare(kind: str, a: Term, b: Term) -> Term:
+    """``a - b <kind> 0`` in canonical form; ``kind`` in le, lt, eq, ne."""
+    if a.sort is INT and b.sort is INT:
+        sort = INT
+    else:
+        sort, (a, b) = _promote((a, b))
+    coefs, c = linear_parts(a)
+    bk = b.kind
+    if bk == "const":
+        c -= b.data
+    elif bk == "lin":
+        bc, c2 = b.data
+        c -= c2
+        for x, v in zip(b.args, bc):
+            coefs[x] = coefs.get(x, 0) - v
+    else:
+        coefs[b] = coefs.get(b, 0) - 1
+    coefs = {x: v for x, v in coefs.items() if v}
+    if not coefs:
+        return boolean({"le": c <= 0, "lt": c < 0, "eq": c == 0, "ne": c != 0}[kind])
+    if sort is INT:
+        if kind == "lt":
+            kind, c = "le", c + 1
+        return _primitive_int(coefs, c, kind)
+    items = sorted(coefs.items(), key=lambda p: p[0].id)
+    lead = items[0][1]
+    g = abs(lead) if kind in ("le", "lt") else lead
+    return _intern_cmp(kind, make_linear(REAL, {a: v / g for a, v in items}, c / g))
+
+
+def le(a: Term, b: Term) -> Term:
+    return _compare("le", a, b)
+
+
+def lt(a: Term, b: Term) -> Term:
+    return _compare("lt", a, b)
+
+
+def ge(a: Term, b: Term) -> Term:
+    return _compare("le", b, a)
+
+
+def gt(a: Term, b: Term) -> Term:
+    return _compare("lt", b, a)
+
+
+def eq(a: Term, b: Term) -> Term:
+    if a.sort is BOOL or b.sort is BOOL:
+        if a.sort is not b.sort:
+            raise TypeError(f"cannot compare {a.sort.value} with {b.sort.value}")
+        return iff(a, b)
+    return _compare("eq", a, b)
+
+
+def ne(a: Term, b: Term) -> Term:
+    return not_(eq(a, b))
+
+
+# ---------------------------------------------------------------- boolean structure
+
+def _require_bool(*ts: Term) -> None:
+    for t in ts:
+        if t.sort is not BOOL:
+            raise TypeError(f"expected a Bool term, got {t.sort.value} term {t!r}")
+
+
+def not_(t: Term) -> Term:
+    """Negation, pushed down to comparisons (negation normal form)."""
+    _require_bool(t)
+    k = t.kind
+    if k == "const":
+        return FALSE if t.data else TRUE
+    if k == "le":
+        x = t.args[0]
+        if x.sort is INT:  # not (x <= 0)  <=>  -x + 1 <= 0
+            return _compare("le", ONE, x)
+        return _compare("lt", ZERO_REAL, x)
+    if k == "lt":
+        return _compare("le", ZERO_REAL, t.args[0])
+    if k == "eq":
+        return _intern_cmp("ne", t.args[0])
+    if k == "ne":
+        return _intern_cmp("eq", t.args[0])
+    if k == "not":
+        return t.args[0]
+    if k == "and":
+        return or_(*(not_(a) for a in t.args))
+    if k == "or":
+        return and_(*(not_(a) for a in t.args))
+    return _intern("not", BOOL, (t,), None)
+
+
+ZERO_REAL = const(Fraction(0), REAL)
+
+
+def _junction(kind: str, ts: Iterable[Term]) -> Term:
+    unit, absorbing = (TRUE, FALSE) if kind == "and" else (FALSE, TRUE)
+    seen: dict[int, Term] = {}
+    stack = list(ts)
+    stack.reverse()
+    while stack:
+        t = stack.pop()
+        _require_bool(t)
+        if t is absorbing:
+            return absorbing
+        if t is unit:
+            continue
+        if t.kind == kind:
+            stack.extend(reversed(t.args))
+            continue
+        seen[t.id] = t
+    if not seen:
+        return unit
+    if len(seen) == 1:
+        return next(iter(seen.values()))
+    if len(seen) <= 16:
+        for t in seen.values():
+            if t.kind in COMPARISON_KINDS or t.kind == "not":
+                if not_(t).id in seen:
+                    return absorbing
+    return _intern(kind, BOOL, tuple(sorted(seen.values(), key=lambda t: t.id)), None)
+
+
+def and_(*ts: Term) -> Term:
+    return _junction("and", ts)
+
+
+def or_(*ts: Term) -> Term:
+    return _junction("or", ts)
+
+
+def implies(a: Term, b: Term) -> Term:
+    return or_(not_(a), b)
+
+
+def iff(a: Term, b: Term) -> Term:
+    _require_bool(a, b)
+    if a is b:
+        return TRUE
+    return or_(and_(a, b), and_(not_(a), not_(b)))
+
+
+def xor(a: Term, b: Term) -> Term:
+    return not_(iff(a, b))
+
+
+def ite(c: Term, a: Term, b: Term) -> Term:
+    """If-then-else; recognises the min/max and ceiling idioms of the SMT-LIB prelude."""
+    _require_bool(c)
+    if c is TRUE:
+        return a
+    if c is FALSE:
+        return b
+    if a.sort is BOOL or b.sort is BOOL:
+        return or_(and_(c, a), and_(not_(c), b))
+    sort, (a, b) = _promote((a, b))
+    if a is b:
+        return a
+    if c.kind in ("le", "lt"):
+        if c is le(a, b) or c is lt(a, b):
+            return minimum(a, b)
+        if c is le(b, a) or c is lt(b, a):
+            return maximum(a, b)
+    if c.kind == "eq" and sort is INT:
+        recognised = _ceil_idiom(c, a, b)
+        if recognised is not None:
+            return recognised
+    if c.kind in ("ne", "not"):
+        c, a, b = not_(c), b, a
+    return _intern("ite", sort, (c, a, b), None)
+
+
+def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
+    """``ite(to_real(to_int x) = x, to_int x, to_int x + 1)`` is ``ceil x``; verified by rebuilding."""
+    if sub(b, a) is not ONE:
+        return None
+    coefs, k = linear_parts(c.args[0])
+    ra = to_real(a)
+    lead = coefs.get(ra)
+    if not lead:
+        return None
+    # c.args[0] = lead * (to_real(a) - x)  =>  x = to_real(a) - c.args[0] / lead
+    x = sub(ra, scale(c.args[0], 1 / Fraction(lead)))
+    if x.sort is not REAL or to_int(x) is not a or eq(to_real(to_int(x)), x) is not c:
+        return None
+    return ceil(x)
+
+
+# ---------------------------------------------------------------- traversal helpers
+
+def subterms(root: Term) -> list[Term]:
+    """All distinct sub-terms of ``root``, children before parents."""
+    out: list[Term] = []
+    seen: set[int] = set()
+    stack: list[tuple[Term, bool]] = [(root, False)]
+    while stack:
+        t, done = stack.pop()
+        if done:
+            out.append(t)
+            continue
+        if t.id in seen:
+            continue
+        seen.add(t.id)
+        stack.append((t, True))
+        for a in t.args:
+            if a.id not in seen:
+                stack.append((a, False))
+    return out
+
+
+def free_vars(root: Term) -> list[Term]:
+    return [t for t in subterms(root) if t.kind == "var"]

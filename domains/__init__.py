@@ -1,0 +1,1 @@
+"""Abstract domains, one module each, all against the protocols in :mod:`domains.lattice`."""

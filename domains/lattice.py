@@ -1,0 +1,85 @@
+"""The small protocols every abstract domain implements.
+
+A *value domain* abstracts the set of values one numeric term can take. The
+engine drives it through one dispatch table keyed by term kind (see
+:mod:`absint.terms`): ``forward`` computes a term's value from its operands',
+``backward`` narrows the operands given what the term is known to be (HC4-revise).
+Defaults are sound: a domain may start forward-only (``backward`` returning the
+operands unchanged) and still be correct.
+
+Elements are immutable values; the domain object holds the operations, so one
+element type can serve several domains and the engine never mutates a value.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, TypeVar
+
+from absint.terms import Sort, Term
+
+V = TypeVar("V")
+
+
+class Lattice(Protocol[V]):
+    """top, bottom, order, join, meet; ``is_bottom`` means "no concrete value"."""
+
+    def top(self, sort: Sort) -> V: ...
+
+    def bottom(self, sort: Sort) -> V: ...
+
+    def is_bottom(self, v: V) -> bool: ...
+
+    def leq(self, a: V, b: V) -> bool: ...
+
+    def join(self, a: V, b: V) -> V: ...
+
+    def meet(self, a: V, b: V) -> V: ...
+
+
+class ValueDomain(Lattice[V], Protocol[V]):
+    """A non-relational domain: one value per numeric term.
+
+    Kinds covered: ``const var lin mul div mod rdiv pow to_int ceil to_real min max``
+    (``ite`` is the engine's: it needs the truth of the condition).
+    Division by an interval that may hold zero is handled soundly: SMT-LIB's
+    ``x div 0`` is an arbitrary (but fixed) integer, so it contributes top.
+    """
+
+    def constant(self, value: int | object, sort: Sort) -> V:
+        """The abstraction of one number."""
+        ...
+
+    def forward(self, term: Term, args: Sequence[V]) -> V:
+        """A sound value for ``term`` when its ``args`` (in ``term.args`` order) have these values.
+
+        For ``lin`` the args are the atoms' values; coefficients are in ``term.data``.
+        """
+        ...
+
+    def backward(self, term: Term, result: V, args: Sequence[V]) -> Sequence[V]:
+        """Operand values narrowed so that every concrete tuple of operands whose
+        result lies in ``result`` is still included (each returned value ⊑ the given one)."""
+        ...
+
+    def truth(self, kind: str, v: V) -> bool | None:
+        """Whether ``t <kind> 0`` (kind in le, lt, eq, ne) holds for every value of ``v``
+        (True), for none (False), or is undecided (None)."""
+        ...
+
+    def restrict(self, kind: str, v: V) -> V:
+        """``v`` narrowed to the values where ``t <kind> 0`` holds (bottom if none)."""
+        ...
+
+    def bounds(self, v: V) -> tuple[object, object]:
+        """Numeric (lo, hi) with ``-inf``/``inf`` for unbounded sides."""
+        ...
+
+
+class RelationalDomain(Protocol):
+    """A domain over several variables at once (e.g. polyhedra on one block)."""
+
+    def add(self, fact: Term) -> None: ...
+
+    def entails(self, guard: Term) -> bool | None: ...
+
+    def bound(self, term: Term) -> tuple[object, object]: ...
