@@ -64,3 +64,25 @@ def check_file(path: str) -> CheckReport:
             failing.append(f"{fact.position}: {fact.term!r}")
     return CheckReport(name, len(program.facts), holding, tuple(failing), tuple(not_evaluable),
                        len(program.unbacked))
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+
+
+def run(args) -> int:
+    import sys
+
+    from absint.cli import smt2_files
+
+    files = smt2_files(args.paths)
+    if not files:
+        print("absint check: no .smt2 files found", file=sys.stderr)
+        return 2
+    failed = 0
+    for f in files:
+        report = check_file(f)
+        print(report.summary())
+        failed += not report.ok
+    print(f"{len(files)} file(s), {failed} with a problem")
+    return 1 if failed else 0

@@ -1,13 +1,27 @@
-"""Command line: ``absint check | analyze | ...``."""
+"""Command line: ``absint check | analyze | compare | bounds``.
+
+Each subcommand lives in its own module with ``add_arguments(parser)`` and
+``run(args) -> exit code``; modules are imported only when their command runs,
+so ``absint --help`` stays fast and a missing optional extra (z3, torch, dask)
+only matters to the command that needs it.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Iterable, Sequence
 
 from absint import __version__
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("absint.check", "parse files and verify every assert holds at the example point"),
+    "analyze": ("absint.batch", "decide every assert against the asserts before it (T / F / ?)"),
+    "compare": ("absint.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
+    "bounds": ("absint.bounds_cmd", "numeric and symbolic bounds of a program's outputs"),
+}
 
 
 def smt2_files(paths: Iterable[str]) -> list[str]:
@@ -24,38 +38,37 @@ def smt2_files(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    from absint.check import check_file
-
-    files = smt2_files(args.paths)
-    if not files:
-        print("absint check: no .smt2 files found", file=sys.stderr)
-        return 2
-    failed = 0
-    for f in files:
-        report = check_file(f)
-        print(report.summary())
-        failed += not report.ok
-    print(f"{len(files)} file(s), {failed} with a problem")
-    return 1 if failed else 0
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="absint",
         description="Sound, fast reasoning about the integer shape programs of deep-learning compilers.",
+        epilog="Run 'absint COMMAND --help' for the options of one command.",
     )
     parser.add_argument("--version", action="version", version=f"absint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser("check", help="parse files and verify every assert holds at the example point")
-    p.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories")
-    p.set_defaults(run=cmd_check)
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if only is None or only == name:
+            mod = _load(module)
+            if mod is not None:
+                mod.add_arguments(p)
+                p.set_defaults(run=mod.run)
     return parser
 
 
+def _load(module: str):
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name == module:
+            return None
+        raise
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(chosen if chosen in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help()

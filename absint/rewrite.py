@@ -1,0 +1,152 @@
+"""Layer 0: terms in normal form under the equalities learnt so far.
+
+Equalities ``x = e`` with a unit coefficient on a variable ``x`` become a
+substitution; a term is normalised by rebuilding it bottom-up through the
+canonicalising constructors of :mod:`absint.terms`, so ``x = 64`` folds every
+term over ``x`` and ``stride1 = size2`` makes their products the same atom.
+
+The substitution is kept *lazily* solved: a binding's right-hand side was
+normal when it was added, and only later bindings can occur in it, so
+normalising recursively terminates without rewriting old bindings.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable
+
+from absint import terms as T
+from absint.terms import BOOL, INT, REAL, Term
+
+
+def _cmp(kind: str) -> Callable[[Term, tuple[Term, ...]], Term]:
+    def rebuild(t: Term, a: tuple[Term, ...]) -> Term:
+        x = a[0]
+        zero = T.ZERO if x.sort is INT else T.ZERO_REAL
+        if kind == "ne":
+            return T.ne(x, zero)
+        return T._compare(kind, x, zero)
+
+    return rebuild
+
+
+_REBUILD: dict[str, Callable[[Term, tuple[Term, ...]], Term]] = {
+    "mul": lambda t, a: T.mul(*a),
+    "div": lambda t, a: T.div(a[0], a[1]),
+    "mod": lambda t, a: T.mod(a[0], a[1]),
+    "to_int": lambda t, a: T.to_int(a[0]),
+    "ceil": lambda t, a: T.ceil(a[0]),
+    "to_real": lambda t, a: T.to_real(a[0]),
+    "rdiv": lambda t, a: T.rdiv(a[0], a[1]),
+    "pow": lambda t, a: T.power(a[0], a[1]),
+    "min": lambda t, a: T.minimum(*a),
+    "max": lambda t, a: T.maximum(*a),
+    "ite": lambda t, a: T.ite(a[0], a[1], a[2]),
+    "le": _cmp("le"),
+    "lt": _cmp("lt"),
+    "eq": _cmp("eq"),
+    "ne": _cmp("ne"),
+    "and": lambda t, a: T.and_(*a),
+    "or": lambda t, a: T.or_(*a),
+    "not": lambda t, a: T.not_(a[0]),
+}
+
+
+class Rewriter:
+    """A substitution on variables and the normal form it induces."""
+
+    __slots__ = ("bindings", "_memo")
+
+    def __init__(self) -> None:
+        self.bindings: dict[Term, Term] = {}
+        self._memo: dict[int, Term] = {}
+
+    def normalize(self, t: Term) -> Term:
+        if not self.bindings:
+            return t
+        r = self._memo.get(t.id)
+        if r is not None:
+            return r
+        k = t.kind
+        if k == "const":
+            r = t
+        elif k == "var":
+            b = self.bindings.get(t)
+            r = t if b is None else self.normalize(b)
+        elif k == "lin":
+            r = self._linear(t)
+        else:
+            args = t.args
+            new = tuple(self.normalize(a) for a in args)
+            if all(x is y for x, y in zip(new, args)):
+                r = t
+            else:
+                r = _REBUILD[k](t, new)
+        self._memo[t.id] = r
+        return r
+
+    def _linear(self, t: Term) -> Term:
+        coefs, c = t.data
+        out: dict[Term, object] = {}
+        changed = False
+        for a, v in zip(t.args, coefs):
+            na = self.normalize(a)
+            if na is a:
+                out[a] = out.get(a, 0) + v
+                continue
+            changed = True
+            nk = na.kind
+            if nk == "const":
+                c = c + v * na.data
+            elif nk == "lin":
+                nc, n0 = na.data
+                c = c + v * n0
+                for b, w in zip(na.args, nc):
+                    out[b] = out.get(b, 0) + v * w
+            else:
+                out[na] = out.get(na, 0) + v
+        if not changed:
+            return t
+        return T.make_linear(t.sort, out, c)
+
+    def bind(self, x: Term, e: Term) -> None:
+        """Record ``x = e``; ``x`` is an unbound variable, ``e`` normal and free of ``x``."""
+        assert x.kind == "var" and x not in self.bindings
+        self.bindings[x] = e
+        self._memo.clear()
+
+
+def solve_for_variable(eq_term: Term) -> tuple[Term, Term] | None:
+    """From a normal ``eq`` fact ``sum c_i a_i + c = 0``, a variable with a unit
+    coefficient (any non-zero one for Real) and its solved value, if there is one.
+
+    The variable must not occur inside another atom of the equation, else the
+    binding would be circular (``x = 8*(x div 8)``). The newest variable is
+    preferred: later symbols (unbacked sizes) are usually the derived ones.
+    """
+    t = eq_term.args[0]
+    if t.kind != "lin":
+        if t.kind == "var":
+            return t, T.const(0, t.sort)
+        return None
+    coefs, c = t.data
+    others = [a for a in t.args if a.kind != "var"]
+    for i in range(len(t.args) - 1, -1, -1):
+        a, v = t.args[i], coefs[i]
+        if a.kind != "var":
+            continue
+        if t.sort is INT and v not in (1, -1):
+            continue
+        if a.sort is not t.sort:
+            continue
+        if others and any(a in _atoms_below(b) for b in others):
+            continue
+        rest = {b: w for b, w in zip(t.args, coefs) if b is not a}
+        inv = Fraction(-1, 1) / v if t.sort is REAL else -v  # v = ±1 for Int
+        value = T.make_linear(t.sort, {b: w * inv for b, w in rest.items()}, c * inv)
+        return a, value
+    return None
+
+
+def _atoms_below(t: Term) -> set[Term]:
+    return {s for s in T.subterms(t) if s.kind == "var"}

@@ -1,0 +1,48 @@
+"""Three-valued answers that say which layer gave them."""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+
+class Truth(enum.Enum):
+    TRUE = "T"
+    FALSE = "F"
+    UNKNOWN = "?"
+
+
+class Layer(str, enum.Enum):
+    """Which reasoning layer decided a verdict (cheapest first)."""
+
+    NORMAL_FORM = "normal-form"
+    INTERVAL = "interval-congruence"
+    POLYHEDRA = "polyhedra"
+    CONTRADICTION = "contradiction"
+    NONE = "none"
+
+
+@attrs.frozen(slots=True)
+class Verdict:
+    truth: Truth
+    by: Layer = Layer.NONE
+
+    @property
+    def letter(self) -> str:
+        """``T``, ``F`` or ``?``: the JSONL contract's alphabet."""
+        return self.truth.value
+
+    def __bool__(self) -> bool:  # pragma: no cover - guard against `if verdict:` mistakes
+        raise TypeError("a Verdict is three-valued: compare .truth with Truth.TRUE")
+
+    @classmethod
+    def true(cls, by: Layer) -> "Verdict":
+        return cls(Truth.TRUE, by)
+
+    @classmethod
+    def false(cls, by: Layer) -> "Verdict":
+        return cls(Truth.FALSE, by)
+
+
+UNKNOWN = Verdict(Truth.UNKNOWN, Layer.NONE)
