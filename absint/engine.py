@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Iterable
 
 from absint import terms as T
-from absint.rewrite import Rewriter, solve_for_variable
+from absint.rewrite import Rewriter, factors, remove_factors, solve_for_variable
 from absint.terms import BOOL, INT, REAL, Term
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # term DAGs can be deep
@@ -42,7 +42,7 @@ class Engine:
             from domains.interval_congruence import IC as domain
         self.d = domain
         self.budget = budget
-        self.rewriter = Rewriter()
+        self.rewriter = Rewriter(oracle=self.truth)
         self.val: dict[Term, object] = {}
         self.parents: dict[Term, set[Term]] = {}
         self.excluded: dict[Term, set] = {}
@@ -50,7 +50,7 @@ class Engine:
         self.disjunctions: list[Term] = []
         self.contradiction = False
         self._split: dict[int, tuple] = {}
-        self._affine: dict[tuple, Term] = {}
+        self._affine_terms: dict[tuple, Term] = {}
         self._work: deque[Term] = deque()
         self._queued: set[Term] = set()
         self.exhausted = 0  # propagations cut short by the budget
@@ -142,11 +142,11 @@ class Engine:
 
     def _affine_term(self, k, c, sort) -> Term:
         key = (k, c, sort)
-        t = self._affine.get(key)
+        t = self._affine_terms.get(key)
         if t is None:
             x = T.var("#affine", sort)
             t = T.make_linear(sort, {x: k}, c)
-            self._affine[key] = t
+            self._affine_terms[key] = t
         return t
 
     def _affine(self, v, k, c, sort):
@@ -283,16 +283,22 @@ class Engine:
         if kind in T.COMPARISON_KINDS:
             t = b.args[0]
             self.register(t)
-            v = self.value(t)
-            r = self.d.truth(kind, v)
-            if r is None and kind in ("eq", "ne"):
-                k, p, c = self.split(t)
+            r = self.d.truth(kind, self.value(t))
+            if r is not None:
+                return r
+            k, p, c = self.split(t)
+            if kind in ("eq", "ne"):
+                target = Fraction(-c) / k
                 excluded = self.excluded.get(p)
-                if excluded and p is not None:
-                    target = Fraction(-c) / k
-                    if target in excluded:
-                        return kind == "ne"
-            return r
+                if excluded and target in excluded:
+                    return kind == "ne"
+                if target == 0 and p.kind == "mul" and self._factors_nonzero(p):
+                    return kind == "ne"
+            if t.kind == "lin" and t.sort is INT:
+                v = self._linearized_value(t)
+                if v is not None:
+                    return self.d.truth(kind, v)
+            return None
         if kind == "and":
             out = True
             for a in b.args:
@@ -324,6 +330,59 @@ class Engine:
                 return False
             return None
         return None
+
+    def _factors_nonzero(self, p: Term) -> bool:
+        """A product is non-zero when each factor is."""
+        return all(self.truth(T.ne(f, T.ZERO)) is True for f in p.args)
+
+    def _synthetic(self, name: str, build) -> Term:
+        t = self._affine_terms.get(name)
+        if t is None:
+            t = build(T.var("#p", INT), T.var("#q", INT))
+            self._affine_terms[name] = t
+        return t
+
+    def _linearized_value(self, t: Term):
+        """The value of a sum whose monomials share factors, by Miné's intervalisation.
+
+        ``s - s*s + 1`` is ``(1 - [s]) * s + 1``: each monomial ``m = g * rest``
+        whose part ``g`` is another monomial of the sum moves into ``g``'s
+        coefficient as ``coef_m * value(rest)``; the interval coefficients then
+        multiply ``g`` once, which keeps the correlation plain intervals lose.
+        """
+        coefs, c = t.data
+        groups = {a: self.d.constant(v, INT) for a, v in zip(t.args, coefs)}
+        if not any(a.kind == "mul" for a in groups):
+            return None
+        mul2 = self._synthetic("mul2", T.mul)
+        add2 = self._synthetic("add2", T.add)
+        changed = False
+        for m in sorted(groups, key=lambda a: -len(factors(a))):
+            if m.kind != "mul":
+                continue
+            fm = m.args
+            best = None
+            for g in groups:
+                fg = factors(g)
+                if g is m or len(fg) >= len(fm) or (best is not None and len(fg) <= len(best[1])):
+                    continue
+                rest = remove_factors(fm, fg)
+                if rest is not None:
+                    best = (g, fg, rest)
+            if best is None:
+                continue
+            g, _, rest = best
+            rest_term = T.mul(*rest)
+            self.register(rest_term)
+            moved = self.d.forward(mul2, (groups.pop(m), self.value(rest_term)))
+            groups[g] = self.d.forward(add2, (groups[g], moved))
+            changed = True
+        if not changed:
+            return None
+        total = self.d.constant(c, INT)
+        for g, coef in groups.items():
+            total = self.d.forward(add2, (total, self.d.forward(mul2, (coef, self.val[g]))))
+        return total
 
     # ------------------------------------------------------------ facts
 
@@ -369,6 +428,9 @@ class Engine:
                 self.excluded.setdefault(p, set()).add(target)
                 new = self._shave(p, self.val[p], self.excluded[p])
                 self._narrow(p, new)
+                if target == 0 and p.kind == "mul":
+                    for f in p.args:
+                        self._assume(T.ne(f, T.ZERO))
         self.propagate()
         if kind == "eq" and not self.contradiction:
             solved = solve_for_variable(g)

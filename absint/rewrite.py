@@ -53,36 +53,64 @@ _REBUILD: dict[str, Callable[[Term, tuple[Term, ...]], Term]] = {
 
 
 class Rewriter:
-    """A substitution on variables and the normal form it induces."""
+    """A substitution on variables and the normal form it induces.
 
-    __slots__ = ("bindings", "_memo")
+    ``oracle`` (the engine's ``truth``) enables *conditional* rewrites of
+    integer division by a symbol: ``(q*b) div b = q`` and ``(q*b) mod b = 0``
+    when ``b != 0``; ``x div y = 0`` and ``x mod y = x`` when ``0 <= x < |y|``.
+    Facts only accumulate, so a side condition once proved stays proved; a term
+    whose side condition is not (yet) proved is not memoised, so it is tried again.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("bindings", "_memo", "oracle", "_volatile")
+
+    def __init__(self, oracle: Callable[[Term], bool | None] | None = None) -> None:
         self.bindings: dict[Term, Term] = {}
         self._memo: dict[int, Term] = {}
+        self.oracle = oracle
+        self._volatile = False
 
     def normalize(self, t: Term) -> Term:
-        if not self.bindings:
-            return t
         r = self._memo.get(t.id)
         if r is not None:
             return r
+        if not t.args and t.kind != "var":
+            return t
+        outer = self._volatile
+        self._volatile = False
+        r = self._normalize(t)
+        if not self._volatile:
+            self._memo[t.id] = r
+        self._volatile = outer or self._volatile
+        return r
+
+    def _normalize(self, t: Term) -> Term:
         k = t.kind
-        if k == "const":
-            r = t
-        elif k == "var":
+        if k == "var":
             b = self.bindings.get(t)
-            r = t if b is None else self.normalize(b)
-        elif k == "lin":
-            r = self._linear(t)
-        else:
-            args = t.args
-            new = tuple(self.normalize(a) for a in args)
-            if all(x is y for x, y in zip(new, args)):
-                r = t
-            else:
-                r = _REBUILD[k](t, new)
-        self._memo[t.id] = r
+            return t if b is None else self.normalize(b)
+        if k == "lin":
+            return self._linear(t)
+        args = t.args
+        new = tuple(self.normalize(a) for a in args)
+        r = t if all(x is y for x, y in zip(new, args)) else _REBUILD[k](t, new)
+        if self.oracle is not None and r.kind in ("div", "mod") and r.args[1].kind != "const":
+            r = self._divide(r)
+        return r
+
+    def _divide(self, r: Term) -> Term:
+        a, b = r.args
+        oracle = self.oracle
+        q = exact_quotient(a, b)
+        if q is not None:
+            if oracle(T.ne(b, T.ZERO)) is True:
+                return q if r.kind == "div" else T.ZERO
+            self._volatile = True
+            return r
+        if oracle(T.ge(a, T.ZERO)) is True:
+            if (oracle(T.gt(b, a)) is True) or (oracle(T.lt(b, T.neg(a))) is True):
+                return T.ZERO if r.kind == "div" else a
+            self._volatile = True
         return r
 
     def _linear(self, t: Term) -> Term:
@@ -108,6 +136,9 @@ class Rewriter:
         if not changed:
             return t
         return T.make_linear(t.sort, out, c)
+
+    def forget_memo(self) -> None:
+        self._memo.clear()
 
     def bind(self, x: Term, e: Term) -> None:
         """Record ``x = e``; ``x`` is an unbound variable, ``e`` normal and free of ``x``."""
@@ -150,3 +181,48 @@ def solve_for_variable(eq_term: Term) -> tuple[Term, Term] | None:
 
 def _atoms_below(t: Term) -> set[Term]:
     return {s for s in T.subterms(t) if s.kind == "var"}
+
+
+def factors(t: Term) -> tuple[Term, ...]:
+    """The primitive factors of a monomial (a ``mul`` atom or any other single atom)."""
+    return t.args if t.kind == "mul" else (t,)
+
+
+def remove_factors(big: tuple[Term, ...], small: tuple[Term, ...]) -> list[Term] | None:
+    """``big`` minus the multiset ``small``, or None if ``small`` is not contained in it."""
+    rest = list(big)
+    for f in small:
+        for i, g in enumerate(rest):
+            if g is f:
+                del rest[i]
+                break
+        else:
+            return None
+    return rest
+
+
+def exact_quotient(a: Term, b: Term) -> Term | None:
+    """``q`` with ``a = q*b`` syntactically (every monomial of ``a`` a multiple of ``b``)."""
+    if b.sort is not INT or a.sort is not INT:
+        return None
+    kb, pb = T._content(b) if b.kind == "lin" else (1, b)
+    if pb.kind == "const":
+        return None
+    coefs, c = T.linear_parts(a)
+    if c != 0 or not coefs:
+        return None
+    fb = factors(pb)
+    out: dict[Term, int] = {}
+    for m, v in coefs.items():
+        if v % kb:
+            return None
+        rest = remove_factors(factors(m), fb)
+        if rest is None:
+            return None
+        q = T.mul(*rest) if rest else T.ONE
+        qc, q0 = T.linear_parts(q)
+        if q0:
+            c += (v // kb) * q0
+        for x, w in qc.items():
+            out[x] = out.get(x, 0) + (v // kb) * w
+    return T.make_linear(INT, out, c)

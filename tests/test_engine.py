@@ -1,0 +1,141 @@
+"""The reasoner over terms: facts in, three-valued verdicts out (layers 0 and 1)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from absint import terms as T
+from absint.reasoner import Reasoner
+from absint.verdict import Layer, Truth
+
+x, y, z, w = (T.var(n, T.INT) for n in ("x", "y", "z", "w"))
+s0, s1, s2 = (T.var(n, T.INT) for n in ("s0", "s1", "s2"))
+r = T.var("r", T.REAL)
+k = T.const
+
+
+def reasoner(*facts):
+    rs = Reasoner()
+    for f in facts:
+        rs.assume(f)
+    return rs
+
+
+def truth(rs, guard):
+    return rs.decide(guard).truth
+
+
+def test_trivial_guard_is_decided_by_the_normal_form():
+    v = Reasoner().decide(T.not_(T.lt(x, x)))
+    assert v.truth is Truth.TRUE and v.by is Layer.NORMAL_FORM
+
+
+def test_unconstrained_guard_is_unknown():
+    assert truth(Reasoner(), T.ge(x, k(0))) is Truth.UNKNOWN
+
+
+def test_bound_implies_weaker_bound():
+    assert truth(reasoner(T.ge(x, k(5))), T.gt(x, k(2))) is Truth.TRUE
+
+
+def test_bound_refutes_contrary_guard():
+    v = reasoner(T.ge(x, k(5))).decide(T.lt(x, k(3)))
+    assert v.truth is Truth.FALSE and v.by is Layer.INTERVAL
+
+
+def test_nonnegative_and_nonzero_give_positive():
+    rs = reasoner(T.ge(x, k(0)), T.ne(x, k(0)))
+    assert truth(rs, T.ge(x, k(1))) is Truth.TRUE
+
+
+def test_product_of_positive_sizes_is_nonzero():
+    rs = reasoner(T.ge(s0, k(1)), T.ge(s1, k(1)), T.ge(s2, k(1)))
+    assert truth(rs, T.ne(T.mul(s0, s1, s2), k(0))) is Truth.TRUE
+
+
+def test_equality_between_symbols_makes_terms_identical():
+    rs = reasoner(T.eq(s0, s1))
+    assert truth(rs, T.eq(T.mul(s0, s2), T.mul(s1, s2))) is Truth.TRUE
+
+
+def test_equality_to_constant_folds_later_guards():
+    rs = reasoner(T.eq(x, k(64)))
+    v = rs.decide(T.eq(T.mod(T.mul(x, y), k(8)), k(0)))
+    assert v.truth is Truth.TRUE
+
+
+def test_facts_about_a_term_survive_a_later_substitution():
+    rs = reasoner(T.ge(T.mul(x, y), k(10)), T.eq(x, z))
+    assert truth(rs, T.ge(T.mul(z, y), k(10))) is Truth.TRUE
+
+
+def test_linear_combination_fact_decides_same_combination():
+    rs = reasoner(T.le(T.add(x, y), s0))
+    assert truth(rs, T.le(T.add(x, y), s0)) is Truth.TRUE
+    assert truth(rs, T.le(T.add(x, y), T.add(s0, k(3)))) is Truth.TRUE
+
+
+def test_backward_propagation_bounds_the_operands_of_a_sum():
+    rs = reasoner(T.ge(x, k(0)), T.ge(y, k(0)), T.le(T.add(x, y), k(10)))
+    assert truth(rs, T.le(x, k(10))) is Truth.TRUE
+
+
+def test_congruence_from_mod_fact():
+    rs = reasoner(T.eq(T.mod(x, k(8)), k(0)))
+    assert truth(rs, T.eq(T.mod(x, k(4)), k(0))) is Truth.TRUE
+
+
+def test_disequality_is_remembered():
+    rs = reasoner(T.ne(x, k(3)))
+    assert truth(rs, T.ne(x, k(3))) is Truth.TRUE
+    assert truth(rs, T.eq(x, k(3))) is Truth.FALSE
+
+
+def test_contradictory_facts_are_reported_and_make_guards_vacuous():
+    rs = reasoner(T.ge(x, k(5)), T.le(x, k(2)))
+    assert rs.contradiction
+    v = rs.decide(T.eq(y, k(1)))
+    assert v.truth is Truth.TRUE and v.by is Layer.CONTRADICTION
+
+
+def test_bounds_of_a_term():
+    rs = reasoner(T.ge(x, k(2)), T.le(x, k(7)))
+    assert rs.bounds(T.add(T.mul(k(2), x), k(1))) == (5, 15)
+    lo, hi = Reasoner().bounds(x)
+    assert lo == -math.inf and hi == math.inf
+
+
+def test_division_by_a_possibly_zero_symbol_is_not_bounded():
+    rs = reasoner(T.ge(x, k(0)), T.le(x, k(10)), T.ge(y, k(0)))
+    assert truth(rs, T.le(T.div(x, y), k(10))) is Truth.UNKNOWN
+
+
+def test_division_by_a_positive_symbol_is_bounded():
+    rs = reasoner(T.ge(x, k(0)), T.le(x, k(10)), T.ge(y, k(1)))
+    assert truth(rs, T.le(T.div(x, y), k(10))) is Truth.TRUE
+
+
+def test_disjunction_with_one_open_branch_is_assumed():
+    rs = reasoner(T.or_(T.lt(x, k(0)), T.gt(y, k(5))), T.ge(x, k(0)))
+    assert truth(rs, T.gt(y, k(5))) is Truth.TRUE
+
+
+def test_real_division_by_constant_is_linear():
+    rs = reasoner(T.ge(x, k(4)))
+    assert truth(rs, T.ge(T.rdiv(x, k(2)), k(2))) is Truth.TRUE
+
+
+def test_min_of_bounded_terms():
+    rs = reasoner(T.ge(x, k(3)), T.ge(y, k(5)))
+    assert truth(rs, T.ge(T.minimum(x, y), k(3))) is Truth.TRUE
+
+
+@pytest.mark.parametrize("budget", [1, 5, 50])
+def test_small_budget_is_still_sound(budget):
+    rs = Reasoner(budget=budget)
+    for f in (T.le(x, y), T.le(y, z), T.le(z, k(10)), T.ge(x, k(0))):
+        rs.assume(f)
+    assert truth(rs, T.gt(x, k(10))) in (Truth.FALSE, Truth.UNKNOWN)
+    assert truth(rs, T.le(x, k(10))) in (Truth.TRUE, Truth.UNKNOWN)
