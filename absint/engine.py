@@ -234,6 +234,7 @@ class Engine:
         if excluded:
             new = self._shave(p, new, excluded)
         self.val[p] = new
+        self.rewriter.epoch += 1
         if self.d.is_bottom(new):
             self.contradiction = True
             return
@@ -415,6 +416,7 @@ class Engine:
             if T.not_(g) in self.literals:
                 self.contradiction = True
             self.literals.add(g)
+            self.rewriter.epoch += 1
             return
         t = g.args[0]
         self.register(t)
@@ -426,6 +428,7 @@ class Engine:
             if t.sort is REAL or target.denominator == 1:
                 target = target if t.sort is REAL else int(target)
                 self.excluded.setdefault(p, set()).add(target)
+                self.rewriter.epoch += 1
                 new = self._shave(p, self.val[p], self.excluded[p])
                 self._narrow(p, new)
                 if target == 0 and p.kind == "mul":

@@ -62,13 +62,17 @@ class Rewriter:
     whose side condition is not (yet) proved is not memoised, so it is tried again.
     """
 
-    __slots__ = ("bindings", "_memo", "oracle", "_volatile")
+    __slots__ = ("bindings", "_memo", "oracle", "_volatile", "_tentative", "epoch")
 
     def __init__(self, oracle: Callable[[Term], bool | None] | None = None) -> None:
         self.bindings: dict[Term, Term] = {}
         self._memo: dict[int, Term] = {}
         self.oracle = oracle
         self._volatile = False
+        #: results that rest on an unproved side condition, valid while ``epoch`` is unchanged
+        self._tentative: dict[int, tuple[int, Term]] = {}
+        #: bumped by the owner whenever what the oracle knows may have grown
+        self.epoch = 0
 
     def normalize(self, t: Term) -> Term:
         r = self._memo.get(t.id)
@@ -76,10 +80,16 @@ class Rewriter:
             return r
         if not t.args and t.kind != "var":
             return t
+        tentative = self._tentative.get(t.id)
+        if tentative is not None and tentative[0] == self.epoch:
+            self._volatile = True
+            return tentative[1]
         outer = self._volatile
         self._volatile = False
         r = self._normalize(t)
-        if not self._volatile:
+        if self._volatile:
+            self._tentative[t.id] = (self.epoch, r)
+        else:
             self._memo[t.id] = r
         self._volatile = outer or self._volatile
         return r
@@ -137,14 +147,12 @@ class Rewriter:
             return t
         return T.make_linear(t.sort, out, c)
 
-    def forget_memo(self) -> None:
-        self._memo.clear()
-
     def bind(self, x: Term, e: Term) -> None:
         """Record ``x = e``; ``x`` is an unbound variable, ``e`` normal and free of ``x``."""
         assert x.kind == "var" and x not in self.bindings
         self.bindings[x] = e
         self._memo.clear()
+        self._tentative.clear()
 
 
 def solve_for_variable(eq_term: Term) -> tuple[Term, Term] | None:
