@@ -104,9 +104,40 @@ class Rewriter:
         args = t.args
         new = tuple(self.normalize(a) for a in args)
         r = t if all(x is y for x, y in zip(new, args)) else _REBUILD[k](t, new)
-        if self.oracle is not None and r.kind in ("div", "mod") and r.args[1].kind != "const":
-            r = self._divide(r)
+        if self.oracle is not None:
+            rk = r.kind
+            if rk in ("div", "mod") and r.args[1].kind != "const":
+                r = self._divide(r)
+            elif rk in T.COMPARISON_KINDS and r.args[0].kind == "lin":
+                r = self._cancel_comparison(r)
         return r
+
+    def _cancel_comparison(self, r: Term) -> Term:
+        """``m*a <op> m*b`` is ``a <op> b`` when the common factor ``m`` is positive
+        (``!= 0`` suffices for ``=``/``!=``; a negative ``m`` flips an inequality)."""
+        t = r.args[0]
+        coefs, c = t.data
+        if c != 0 or t.sort is not INT:
+            return r
+        common = common_factors(t.args)
+        if not common:
+            return r
+        m = T.mul(*common)
+        kind = r.kind
+        if kind in ("eq", "ne"):
+            if self.oracle(T.ne(m, T.ZERO)) is not True:
+                self._volatile = True
+                return r
+            sign = 1
+        elif self.oracle(T.gt(m, T.ZERO)) is True:
+            sign = 1
+        elif self.oracle(T.lt(m, T.ZERO)) is True:
+            sign = -1
+        else:
+            self._volatile = True
+            return r
+        reduced = _divide_monomials(zip(t.args, coefs), common, sign)
+        return self.normalize(_REBUILD[kind](r, (reduced,)))
 
     def _divide(self, r: Term) -> Term:
         a, b = r.args
@@ -117,11 +148,36 @@ class Rewriter:
                 return q if r.kind == "div" else T.ZERO
             self._volatile = True
             return r
+        reduced = self._cancel_division(r)
+        if reduced is not None:
+            return reduced
         if oracle(T.ge(a, T.ZERO)) is True:
             if (oracle(T.gt(b, a)) is True) or (oracle(T.lt(b, T.neg(a))) is True):
                 return T.ZERO if r.kind == "div" else a
             self._volatile = True
         return r
+
+    def _cancel_division(self, r: Term) -> Term | None:
+        """``(m*a) div (m*b) = a div b`` and ``(m*a) mod (m*b) = m*(a mod b)`` for ``m > 0``."""
+        a, b = r.args
+        kb, pb = T._content(b) if b.kind == "lin" else (1, b)
+        if pb.kind == "lin":
+            return None
+        coefs, c = T.linear_parts(a)
+        if c != 0 or not coefs:
+            return None
+        common = common_factors(list(coefs) + [pb])
+        if not common:
+            return None
+        m = T.mul(*common)
+        if self.oracle(T.gt(m, T.ZERO)) is not True:
+            self._volatile = True
+            return None
+        a2 = _divide_monomials(coefs.items(), common, 1)
+        b2 = T.scale(T.mul(T.ONE, *remove_factors(factors(pb), common)), kb)
+        if r.kind == "div":
+            return self.normalize(T.div(a2, b2))
+        return T.mul(m, self.normalize(T.mod(a2, b2)))
 
     def _linear(self, t: Term) -> Term:
         coefs, c = t.data
@@ -234,3 +290,27 @@ def exact_quotient(a: Term, b: Term) -> Term | None:
         for x, w in qc.items():
             out[x] = out.get(x, 0) + (v // kb) * w
     return T.make_linear(INT, out, c)
+
+
+def common_factors(monomials) -> list[Term]:
+    """The multiset of primitive factors shared by every monomial."""
+    it = iter(monomials)
+    common = list(factors(next(it)))
+    for m in it:
+        rest = list(factors(m))
+        kept = []
+        for f in common:
+            for i, g in enumerate(rest):
+                if g is f:
+                    del rest[i]
+                    kept.append(f)
+                    break
+        common = kept
+        if not common:
+            break
+    return common
+
+
+def _divide_monomials(items, common: list[Term], sign: int) -> Term:
+    """``sum v*m / prod(common)`` for monomials ``m`` that all contain ``common``."""
+    return T.add(T.ZERO, *(T.scale(T.mul(T.ONE, *remove_factors(factors(m), common)), v * sign) for m, v in items))
