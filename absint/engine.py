@@ -22,7 +22,8 @@ from fractions import Fraction
 from typing import Iterable
 
 from absint import terms as T
-from absint.rewrite import Rewriter, factors, remove_factors, solve_for_variable
+from absint.nonlinear import dominating_bound, linearized_value
+from absint.rewrite import Rewriter, solve_for_variable
 from absint.terms import BOOL, INT, REAL, Term
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # term DAGs can be deep
@@ -296,9 +297,13 @@ class Engine:
                 if target == 0 and p.kind == "mul" and self._factors_nonzero(p):
                     return kind == "ne"
             if t.kind == "lin" and t.sort is INT:
-                v = self._linearized_value(t)
+                v = linearized_value(self, t)
                 if v is not None:
-                    return self.d.truth(kind, v)
+                    r = self.d.truth(kind, v)
+                    if r is not None:
+                        return r
+            if p.kind == "mul" and t.sort is INT:
+                return self._truth_by_dominance(kind, k, p, c)
             return None
         if kind == "and":
             out = True
@@ -332,58 +337,29 @@ class Engine:
             return None
         return None
 
+    def _truth_by_dominance(self, kind: str, k, p: Term, c) -> bool | None:
+        """Decide ``k*p + c <kind> 0`` for a product ``p`` bounded through a dominating product."""
+        lo, hi = self.d.bounds(self.val[p])
+        if kind == "le":  # k*p + c <= 0
+            upper = dominating_bound(self, p, upper=k > 0)
+            if upper is not None and k * upper + c <= 0:
+                return True
+            lower = dominating_bound(self, p, upper=k < 0)
+            if lower is not None and k * lower + c > 0:
+                return False
+            return None
+        target = Fraction(-c) / k
+        hi2 = dominating_bound(self, p, upper=True)
+        if hi2 is not None and target > hi2:
+            return kind == "ne"
+        lo2 = dominating_bound(self, p, upper=False)
+        if lo2 is not None and target < lo2:
+            return kind == "ne"
+        return None
+
     def _factors_nonzero(self, p: Term) -> bool:
         """A product is non-zero when each factor is."""
         return all(self.truth(T.ne(f, T.ZERO)) is True for f in p.args)
-
-    def _synthetic(self, name: str, build) -> Term:
-        t = self._affine_terms.get(name)
-        if t is None:
-            t = build(T.var("#p", INT), T.var("#q", INT))
-            self._affine_terms[name] = t
-        return t
-
-    def _linearized_value(self, t: Term):
-        """The value of a sum whose monomials share factors, by Miné's intervalisation.
-
-        ``s - s*s + 1`` is ``(1 - [s]) * s + 1``: each monomial ``m = g * rest``
-        whose part ``g`` is another monomial of the sum moves into ``g``'s
-        coefficient as ``coef_m * value(rest)``; the interval coefficients then
-        multiply ``g`` once, which keeps the correlation plain intervals lose.
-        """
-        coefs, c = t.data
-        groups = {a: self.d.constant(v, INT) for a, v in zip(t.args, coefs)}
-        if not any(a.kind == "mul" for a in groups):
-            return None
-        mul2 = self._synthetic("mul2", T.mul)
-        add2 = self._synthetic("add2", T.add)
-        changed = False
-        for m in sorted(groups, key=lambda a: -len(factors(a))):
-            if m.kind != "mul":
-                continue
-            fm = m.args
-            best = None
-            for g in groups:
-                fg = factors(g)
-                if g is m or len(fg) >= len(fm) or (best is not None and len(fg) <= len(best[1])):
-                    continue
-                rest = remove_factors(fm, fg)
-                if rest is not None:
-                    best = (g, fg, rest)
-            if best is None:
-                continue
-            g, _, rest = best
-            rest_term = T.mul(*rest)
-            self.register(rest_term)
-            moved = self.d.forward(mul2, (groups.pop(m), self.value(rest_term)))
-            groups[g] = self.d.forward(add2, (groups[g], moved))
-            changed = True
-        if not changed:
-            return None
-        total = self.d.constant(c, INT)
-        for g, coef in groups.items():
-            total = self.d.forward(add2, (total, self.d.forward(mul2, (coef, self.val[g]))))
-        return total
 
     # ------------------------------------------------------------ facts
 
