@@ -1,0 +1,272 @@
+"""Math on values: bounds with ±inf, integer rounding, Euclidean division, roots, gcds.
+
+The domain modules only adapt these functions (as in Mopsa, where the arithmetic
+lives in a utility module and the domain is a thin adapter).
+
+A *bound* is an ``int``, a ``fractions.Fraction`` or one of the floats ``-inf`` /
+``inf``. Finite floats never occur: every division here is exact (``Fraction``)
+or explicitly floored / ceiled, and the only float operations are on
+infinities. ``0 * inf`` is ``0`` (a bound product of an empty factor range never
+arises, and an interval touching 0 really does contain the product 0).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+INF = math.inf
+NEG_INF = -math.inf
+
+Bound = int | Fraction | float
+
+# ---------------------------------------------------------------- rounding
+
+
+def is_finite(x: Bound) -> bool:
+    """``x`` is a number, not ``±inf`` (the only floats a bound may be)."""
+    return type(x) is not float
+
+
+def floor_bound(x: Bound) -> Bound:
+    """⌊x⌋, with ⌊±inf⌋ = ±inf."""
+    t = type(x)
+    if t is int or t is float:
+        return x
+    return math.floor(x)
+
+
+def ceil_bound(x: Bound) -> Bound:
+    """⌈x⌉, with ⌈±inf⌉ = ±inf."""
+    t = type(x)
+    if t is int or t is float:
+        return x
+    return math.ceil(x)
+
+
+def floor_div(a: Bound, c: int | Fraction) -> Bound:
+    """⌊a / c⌋ for a non-zero finite ``c`` (``a`` may be infinite)."""
+    if type(a) is float:
+        return a if c > 0 else -a
+    if type(a) is int and type(c) is int:
+        return a // c
+    return math.floor(Fraction(a) / c)
+
+
+def ceil_div(a: Bound, c: int | Fraction) -> Bound:
+    """⌈a / c⌉ for a non-zero finite ``c`` (``a`` may be infinite)."""
+    if type(a) is float:
+        return a if c > 0 else -a
+    if type(a) is int and type(c) is int:
+        return -((-a) // c)
+    return math.ceil(Fraction(a) / c)
+
+
+# ---------------------------------------------------------------- exact bound arithmetic
+
+
+def mul_bound(a: Bound, b: Bound) -> Bound:
+    """a · b with 0 · ±inf = 0."""
+    if a == 0 or b == 0:
+        return 0
+    return a * b
+
+
+def div_bound(a: Bound, b: Bound) -> Bound:
+    """a / b exactly, for ``b ≠ 0``; finite / ±inf = 0 and ±inf / ±inf = 0.
+
+    The last convention is only used for interval corners: whenever a corner is
+    ``±inf / ±inf`` another corner (``±inf / finite``) already carries the
+    unbounded side, so 0 is a sound value there.
+    """
+    if type(b) is float:
+        return 0
+    if type(a) is float:
+        return a if b > 0 else -a
+    if type(a) is int and type(b) is int:
+        return Fraction(a, b)
+    return Fraction(a) / b
+
+
+def mul_range(a: Bound, b: Bound, c: Bound, d: Bound) -> tuple[Bound, Bound]:
+    """[a, b] · [c, d] = [min, max] of the four corner products (0 · inf = 0)."""
+    if a >= 0 and c >= 0:
+        return mul_bound(a, c), mul_bound(b, d)
+    p1, p2, p3, p4 = mul_bound(a, c), mul_bound(a, d), mul_bound(b, c), mul_bound(b, d)
+    return min(p1, p2, p3, p4), max(p1, p2, p3, p4)
+
+
+def div_range(a: Bound, b: Bound, c: Bound, d: Bound) -> tuple[Bound, Bound]:
+    """[a, b] / [c, d] = hull of the corner quotients, for 0 ∉ [c, d] (exact rationals)."""
+    p1, p2, p3, p4 = div_bound(a, c), div_bound(a, d), div_bound(b, c), div_bound(b, d)
+    return min(p1, p2, p3, p4), max(p1, p2, p3, p4)
+
+
+def pow_range(lo: Bound, hi: Bound, n: int) -> tuple[Bound, Bound]:
+    """[lo, hi]^n for a natural ``n`` (even powers fold the negative side onto the positive)."""
+    if n == 0:
+        return 1, 1
+    if n == 1:
+        return lo, hi
+    pl, ph = lo**n, hi**n
+    if n % 2 or lo >= 0:
+        return pl, ph
+    if hi <= 0:
+        return ph, pl
+    return 0, max(pl, ph)
+
+
+# ---------------------------------------------------------------- Euclidean division
+
+
+def floor_div_pos(a: Bound, y: Bound) -> Bound:
+    """⌊a / y⌋ for ``y >= 1`` (``y`` may be inf: the limit value 0 for a >= 0, -1 for a < 0)."""
+    if type(y) is float:
+        if type(a) is float:
+            return 0 if a > 0 else -1
+        return 0 if a >= 0 else -1
+    if type(a) is float:
+        return a
+    return a // y
+
+
+def div_pos_range(a: Bound, b: Bound, c: Bound, d: Bound) -> tuple[Bound, Bound]:
+    """x div y for x ∈ [a, b], y ∈ [c, d] with 1 <= c: ⌊x / y⌋ is monotone in each argument,
+    so [min(⌊a/c⌋, ⌊a/d⌋), max(⌊b/c⌋, ⌊b/d⌋)]."""
+    l1, l2 = floor_div_pos(a, c), floor_div_pos(a, d)
+    h1, h2 = floor_div_pos(b, c), floor_div_pos(b, d)
+    return (l1 if l1 < l2 else l2), (h1 if h1 > h2 else h2)
+
+
+def next_congruent(m: int, r: int, a: int) -> int:
+    """The least element of mZ + r that is >= a (m > 0)."""
+    return a + (r - a) % m
+
+
+def prev_congruent(m: int, r: int, a: int) -> int:
+    """The greatest element of mZ + r that is <= a (m > 0)."""
+    return a - (a - r) % m
+
+
+def next_residue_in(d: int, r1: int, r2: int, a: int) -> int:
+    """The least v >= a with v mod d ∈ [r1, r2] (0 <= r1 <= r2 < d)."""
+    m = a % d
+    if m < r1:
+        return a + (r1 - m)
+    if m <= r2:
+        return a
+    return a + (d - m) + r1
+
+
+def prev_residue_in(d: int, r1: int, r2: int, a: int) -> int:
+    """The greatest v <= a with v mod d ∈ [r1, r2] (0 <= r1 <= r2 < d)."""
+    m = a % d
+    if m > r2:
+        return a - (m - r2)
+    if m >= r1:
+        return a
+    return a - m - (d - r2)
+
+
+# ---------------------------------------------------------------- gcd, CRT, linear congruences
+
+
+def crt(m1: int, r1: int, m2: int, r2: int) -> tuple[int, int] | None:
+    """(m1Z + r1) ∩ (m2Z + r2) = lcm(m1, m2)Z + r, or None when empty (m1, m2 > 0)."""
+    g = math.gcd(m1, m2)
+    diff = r2 - r1
+    if diff % g:
+        return None
+    m2g = m2 // g
+    t = (diff // g) * pow(m1 // g, -1, m2g) % m2g if m2g > 1 else 0
+    m = m1 * m2g
+    return m, (r1 + m1 * t) % m
+
+
+def solve_scaled(c: int, m: int, r: int) -> tuple[int, int] | None:
+    """{x : c·x ∈ mZ + r} as (m', r') meaning m'Z + r', or None when empty (c ≠ 0, m >= 0)."""
+    if m == 0:
+        if r % c:
+            return None
+        return 0, r // c
+    g = math.gcd(c, m)
+    if r % g:
+        return None
+    mg = m // g
+    if mg == 1:
+        return 1, 0
+    return mg, (r // g) * pow((c // g) % mg, -1, mg) % mg
+
+
+# ---------------------------------------------------------------- roots
+
+
+def iroot(n: int, k: int) -> int:
+    """⌊n^(1/k)⌋ for n >= 0, k >= 1 (integer Newton iteration)."""
+    if n < 2 or k == 1:
+        return n
+    if k == 2:
+        return math.isqrt(n)
+    x = 1 << -(-n.bit_length() // k)
+    while True:
+        y = ((k - 1) * x + n // x ** (k - 1)) // k
+        if y >= x:
+            return x
+        x = y
+
+
+def _exact_iroot(n: int, k: int) -> int | None:
+    r = iroot(n, k)
+    return r if r**k == n else None
+
+
+def _precision(q: Fraction, k: int) -> int:
+    """Bits after the point: enough that ⌈·⌉/⌊·⌋ of the rounded root of an integer are exact."""
+    return 16 + max(0, q.numerator.bit_length() - q.denominator.bit_length()) // k
+
+
+def root_floor(q: int | Fraction, k: int) -> int | Fraction:
+    """A rational <= q^(1/k) (q >= 0): exact when the root is rational, else ⌊q^(1/k)·2^p⌋ / 2^p."""
+    q = Fraction(q)
+    num, den = _exact_iroot(q.numerator, k), _exact_iroot(q.denominator, k)
+    if num is not None and den is not None:
+        return Fraction(num, den)
+    p = _precision(q, k)
+    n = (q.numerator << (p * k)) // q.denominator
+    return Fraction(iroot(n, k), 1 << p)
+
+
+def root_ceil(q: int | Fraction, k: int) -> int | Fraction:
+    """A rational >= q^(1/k) (q >= 0): exact when the root is rational, else ⌈q^(1/k)·2^p⌉ / 2^p."""
+    q = Fraction(q)
+    num, den = _exact_iroot(q.numerator, k), _exact_iroot(q.denominator, k)
+    if num is not None and den is not None:
+        return Fraction(num, den)
+    p = _precision(q, k)
+    n = -((-(q.numerator << (p * k))) // q.denominator)
+    t = iroot(n, k)
+    if t**k < n:
+        t += 1
+    return Fraction(t, 1 << p)
+
+
+#: exponent numerators beyond this are not expanded (the result would be huge anyway)
+MAX_POWER = 256
+
+
+def pow_floor(x: Bound, e: Fraction) -> Bound:
+    """A rational <= x^e for x >= 0 and a rational e ≠ 0 (x = inf: inf for e > 0, 0 for e < 0)."""
+    if type(x) is float:
+        return INF if e > 0 else 0
+    if x == 0:
+        return 0
+    return root_floor(Fraction(x) ** e.numerator, e.denominator)
+
+
+def pow_ceil(x: Bound, e: Fraction) -> Bound:
+    """A rational >= x^e for x >= 0 and a rational e ≠ 0 (x = inf: inf for e > 0, 0 for e < 0)."""
+    if type(x) is float:
+        return INF if e > 0 else 0
+    if x == 0:
+        return 0
+    return root_ceil(Fraction(x) ** e.numerator, e.denominator)
