@@ -28,30 +28,58 @@ def number(v: object, sort: object = None) -> str:
 
 
 def to_smtlib(t: Term) -> str:
-    """Render ``t`` as one SMT-LIB expression (shared sub-terms are repeated)."""
+    """Render ``t`` as one SMT-LIB expression (shared sub-terms are repeated).
+
+    Iterative (an explicit stack of pieces), so arbitrarily deep terms print without
+    a RecursionError: error messages render terms thousands of levels deep.
+    """
+    out: list[str] = []
+    stack: list[str | Term] = [t]
+    while stack:
+        piece = stack.pop()
+        if isinstance(piece, str):
+            out.append(piece)
+        else:
+            stack.extend(reversed(_pieces(piece)))
+    return "".join(out)
+
+
+def _pieces(t: Term) -> list[str | Term]:
+    """The text of ``t`` as strings and sub-terms still to render, in order."""
     k = t.kind
     if k == "const":
-        return number(t.data, t.sort)
+        return [number(t.data, t.sort)]
     if k == "var":
         name = t.data
-        return name if _simple(name) else f"|{name}|"
+        return [name if _simple(name) else f"|{name}|"]
     if k == "lin":
         coefs, c = t.data
-        parts = []
+        parts: list[list[str | Term]] = []
         for a, v in zip(t.args, coefs):
-            s = to_smtlib(a)
-            parts.append(s if v == 1 else f"(* {number(v, t.sort)} {s})")
+            parts.append([a] if v == 1 else [f"(* {number(v, t.sort)} ", a, ")"])
         if c != 0:
-            parts.append(number(c, t.sort))
-        return parts[0] if len(parts) == 1 else "(+ " + " ".join(parts) + ")"
+            parts.append([number(c, t.sort)])
+        if len(parts) == 1:
+            return parts[0]
+        out: list[str | Term] = ["(+"]
+        for part in parts:
+            out.append(" ")
+            out.extend(part)
+        out.append(")")
+        return out
     if k in ("le", "lt", "eq"):
         op = {"le": "<=", "lt": "<", "eq": "="}[k]
         x = t.args[0]
-        return f"({op} {to_smtlib(x)} {number(0, x.sort)})"
+        return [f"({op} ", x, f" {number(0, x.sort)})"]
     if k == "ne":
         x = t.args[0]
-        return f"(not (= {to_smtlib(x)} {number(0, x.sort)}))"
-    return "(" + _OPS[k] + " " + " ".join(to_smtlib(a) for a in t.args) + ")"
+        return ["(not (= ", x, f" {number(0, x.sort)}))"]
+    out = ["(" + _OPS[k]]
+    for a in t.args:
+        out.append(" ")
+        out.append(a)
+    out.append(")")
+    return out
 
 
 def _simple(name: str) -> bool:

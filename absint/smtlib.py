@@ -54,7 +54,8 @@ def parse_bytes(data: bytes, name: str = "<input>") -> Program:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        # in characters, like every other position (the bytes before e.start are valid UTF-8)
+        col = len(data[data.rfind(b"\n", 0, e.start) + 1:e.start].decode("utf-8")) + 1
         raise SmtLibError(Position(name, line, col), "invalid UTF-8 byte; expected UTF-8 text") from None
     return parse(text, name)
 
@@ -107,7 +108,7 @@ class _Reader:
 
     def tok(self) -> str:
         if self.i >= self.n:
-            self.fail("unexpected end of file; expected ')'" if self.depth or self.i else "unexpected end of file")
+            self.fail("unexpected end of file; expected ')'")
         return self.toks[self.i]
 
     def expect(self, what: str) -> None:
@@ -257,7 +258,7 @@ class _Reader:
     def cmd_define_fun(self, start: int) -> None:
         toks, i = self.toks, self.i
         name = toks[i]
-        sort = SORTS.get(toks[i + 3])
+        sort = SORTS.get(toks[i + 3]) if i + 3 < self.n else None
         if toks[i + 1] == "(" and toks[i + 2] == ")" and sort is not None and name not in self.consts \
                 and name[0] not in '()|":-0123456789':
             # the common case: a named intermediate, `(define-fun NAME () Sort EXPR)`

@@ -283,7 +283,10 @@ def mul(*ts: Term) -> Term:
         else:
             g, p = _content(t)
             k *= g
-            factors.append(p)
+            if p.kind == "mul":  # a scaled product, c * (a * b): flatten its factors
+                factors.extend(p.args)
+            else:
+                factors.append(p)
     if k == 0:
         return const(0, sort)
     if not factors:
@@ -309,7 +312,7 @@ def power(base: Term, exponent: Term) -> Term:
             return mul(*([b] * e))
         if base.kind == "const":
             v = pow_exact(base.data, e)
-            if v is not None:
+            if v is not None and (sort is REAL or v.denominator == 1):  # Int 2 ^ -1 stays a term
                 return const(v, REAL if sort is REAL else INT)
     if sort is REAL:
         base, exponent = to_real(base), to_real(exponent)

@@ -1,0 +1,133 @@
+"""``absint check``: a file parses and every assert holds at its example point."""
+
+from __future__ import annotations
+
+from absint.check import check_file
+from absint.cli import main
+
+GOOD = """\
+(define-fun min2 ((x Int) (y Int)) Int (ite (< x y) x y))
+(declare-const s0 Int)
+(set-info :example-s0 6)
+(declare-const s1 Int)
+(set-info :example-s1 4)
+(define-fun m () Int (min2 s0 s1))
+(assert (> s0 1))
+(assert (= (mod s0 2) 0))
+(assert (= m 4))
+(define-fun output0_size0 () Int (div s0 2))
+(check-sat)
+"""
+
+FAILING = """\
+(declare-const s0 Int)
+(set-info :example-s0 6)
+(assert (> s0 1))
+  (assert (< s0 5))
+(assert (>= s0 0))
+"""
+
+MALFORMED = """\
+(declare-const s0 Int)
+(assert (> s0 1)
+"""
+
+
+def write(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_valid_file_is_ok(tmp_path):
+    report = check_file(write(tmp_path, "good.smt2", GOOD))
+    assert report.ok
+    assert (report.file, report.asserts, report.holding) == ("good.smt2", 3, 3)
+    assert report.failing == () and report.error is None
+    assert report.summary() == "good.smt2: ok: 3 asserts, 3 hold at the example point"
+
+
+def test_assert_false_at_the_example_point_is_reported_with_its_position(tmp_path):
+    report = check_file(write(tmp_path, "bad.smt2", FAILING))
+    assert not report.ok
+    assert (report.asserts, report.holding) == (3, 2)
+    assert len(report.failing) == 1
+    assert report.failing[0].startswith("bad.smt2:4:3: ")
+    assert "FAIL" in report.summary() and "bad.smt2:4:3" in report.summary()
+
+
+def test_malformed_file_is_an_error_without_traceback(tmp_path):
+    report = check_file(write(tmp_path, "broken.smt2", MALFORMED))
+    assert not report.ok
+    assert report.error.startswith("broken.smt2:3:1: unexpected end of file")
+    assert "Traceback" not in report.summary()
+    assert report.summary().startswith("broken.smt2: ERROR broken.smt2:3:1: ")
+
+
+def test_missing_file_is_an_error(tmp_path):
+    report = check_file(str(tmp_path / "absent.smt2"))
+    assert not report.ok and "absent.smt2" in report.error
+
+
+def test_unbacked_symbols_are_counted_and_their_asserts_not_evaluable(tmp_path):
+    text = "(declare-const u Int)\n(declare-const s Int)\n(set-info :example-s 2)\n" \
+           "(assert (> s 0))\n(assert (> u 0))\n"
+    report = check_file(write(tmp_path, "unbacked.smt2", text))
+    assert report.unbacked == 1
+    assert report.holding == 1 and len(report.not_evaluable) == 1
+    assert report.not_evaluable[0].startswith("unbacked.smt2:5:1: ")
+    assert report.ok  # not evaluable is not a failure
+
+
+def test_assert_dividing_by_zero_at_the_example_point_is_not_evaluable(tmp_path):
+    text = "(declare-const s Int)\n(set-info :example-s 0)\n(assert (> (div 4 s) 0))\n"
+    report = check_file(write(tmp_path, "zero.smt2", text))
+    assert report.ok and report.holding == 0
+    assert "division by zero" in report.not_evaluable[0]
+
+
+def test_deep_failing_assert_is_reported_not_a_crash(tmp_path):
+    lines = ["(declare-const x Int)", "(set-info :example-x 0)", "(define-fun d0 () Int x)"]
+    lines += [f"(define-fun d{k} () Int (mod (+ d{k - 1} 1) 1000))" for k in range(1, 3001)]
+    lines.append("(assert (< d3000 0))")
+    report = check_file(write(tmp_path, "deep.smt2", "\n".join(lines) + "\n"))
+    assert not report.ok and len(report.failing) == 1
+    assert report.failing[0].startswith("deep.smt2:3004:1: ")
+
+
+def test_cli_check_exits_0_when_every_file_is_ok(tmp_path, capsys):
+    code = main(["check", write(tmp_path, "good.smt2", GOOD)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "good.smt2: ok" in out and "1 file(s), 0 with a problem" in out
+
+
+def test_cli_check_exits_1_when_an_assert_fails(tmp_path, capsys):
+    code = main(["check", write(tmp_path, "good.smt2", GOOD), write(tmp_path, "bad.smt2", FAILING)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "bad.smt2: FAIL" in out and "2 file(s), 1 with a problem" in out
+
+
+def test_cli_check_exits_1_on_a_malformed_file(tmp_path, capsys):
+    code = main(["check", write(tmp_path, "broken.smt2", MALFORMED)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "broken.smt2: ERROR broken.smt2:3:1:" in captured.out
+    assert "Traceback" not in captured.out + captured.err
+
+
+def test_cli_check_searches_directories(tmp_path, capsys):
+    (tmp_path / "sub").mkdir()
+    write(tmp_path, "sub/b.smt2", GOOD)
+    write(tmp_path, "a.smt2", GOOD)
+    write(tmp_path, "notes.txt", "not a program")
+    assert main(["check", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out[:2]] == ["a.smt2", "b.smt2"]
+    assert out[-1] == "2 file(s), 0 with a problem"
+
+
+def test_cli_check_exits_2_when_no_files_are_found(tmp_path, capsys):
+    assert main(["check", str(tmp_path)]) == 2
+    assert "no .smt2 files" in capsys.readouterr().err
