@@ -24,6 +24,7 @@ from absint.evaluator import NotEvaluable, evaluate
 from absint.program import Program
 from absint.reasoner import Reasoner
 from absint.smtlib import SmtLibError, parse_bytes
+from absint.terms import fresh_table
 from absint.verdict import Truth, Verdict
 
 
@@ -48,7 +49,7 @@ def analyze_program(program: Program, check_example: bool = True, reasoner: Reas
     asserts hold there): a FALSE, or a TRUE on an assert that is false there,
     is a soundness bug and is listed in ``example_violations``.
     """
-    r = reasoner if reasoner is not None else Reasoner()
+    r = reasoner if reasoner is not None else Reasoner(backed=[s.term for s in program.symbols if s.backed])
     point = program.hints() if check_example else None
     memo: dict = {}
     verdicts = []
@@ -78,7 +79,16 @@ def file_digest(data: bytes) -> str:
 
 
 def analyze_file(path: str) -> dict[str, Any]:
-    """The JSONL record of one file; never raises for a bad file (the error is in the record)."""
+    """The JSONL record of one file; never raises for a bad file (the error is in the record).
+
+    The file is analysed in a fresh term table, so its record does not depend on
+    which files the same process analysed before (term ids break ties).
+    """
+    with fresh_table():
+        return _analyze_file(path)
+
+
+def _analyze_file(path: str) -> dict[str, Any]:
     name = os.path.basename(path)
     start = time.process_time()
     record: dict[str, Any] = {"file": name, "asserts": 0, "verdicts": "", "seconds": 0.0, "error": None}

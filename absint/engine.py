@@ -25,6 +25,7 @@ from absint import terms as T
 from absint.nonlinear import dominating_bound, linearized_value
 from absint.rewrite import Rewriter, solve_for_variable
 from absint.terms import BOOL, INT, REAL, Term
+from domains.packing import UnionFind
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # term DAGs can be deep
 
@@ -45,7 +46,7 @@ class Engine:
         self.budget = budget
         self.rewriter = Rewriter(oracle=self.truth)
         self.val: dict[Term, object] = {}
-        self.parents: dict[Term, set[Term]] = {}
+        self.parents: dict[Term, dict[Term, None]] = {}  # insertion-ordered: deterministic
         self.excluded: dict[Term, set] = {}
         self.literals: set[Term] = set()
         self.disjunctions: list[Term] = []
@@ -55,6 +56,10 @@ class Engine:
         self._work: deque[Term] = deque()
         self._queued: set[Term] = set()
         self.exhausted = 0  # propagations cut short by the budget
+        #: variables to eliminate first when an equality allows a choice
+        self.preferred_eliminations: set[Term] = set()
+        #: atoms related by some fact or definition (for the relational layer's slices)
+        self.blocks = UnionFind()
 
     # ------------------------------------------------------------ keys
 
@@ -136,7 +141,12 @@ class Engine:
                 stack.extend((c, False) for c in children if c not in self.val)
                 continue
             for c in children:
-                self.parents.setdefault(c, set()).add(p)
+                self.parents.setdefault(c, {})[p] = None
+            if children and p.sort is INT:
+                if p.kind == "lin":
+                    self.blocks.union_all(children)
+                else:
+                    self.blocks.union_all([p, *children])
             self.val[p] = self._forward(p)
 
     # ------------------------------------------------------------ values
@@ -412,7 +422,7 @@ class Engine:
                         self._assume(T.ne(f, T.ZERO))
         self.propagate()
         if kind == "eq" and not self.contradiction:
-            solved = solve_for_variable(g)
+            solved = solve_for_variable(g, self.preferred_eliminations)
             if solved is not None:
                 self._substitute(*solved)
 
@@ -458,7 +468,7 @@ class Engine:
             for c in self._children(old):
                 ps = self.parents.get(c)
                 if ps is not None:
-                    ps.discard(old)
+                    ps.pop(old, None)
             self.parents.pop(old, None)
             moved.append((old, v, excluded))
         for old, v, excluded in moved:

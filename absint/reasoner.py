@@ -8,16 +8,24 @@ bug upstream or in us).
 
 from __future__ import annotations
 
+import math
+from typing import Iterable
+
 from absint import terms as T
 from absint.engine import Engine
+from absint.relational import RelationalLayer
 from absint.terms import BOOL, Term
 from absint.verdict import UNKNOWN, Layer, Truth, Verdict
 
 
 class Reasoner:
-    def __init__(self, domain=None, budget: int | None = None):
+    def __init__(self, domain=None, budget: int | None = None, relational: bool = True,
+                 backed: Iterable[Term] = ()):
+        """``backed``: the symbols with example values (inputs); equalities eliminate them first."""
         kwargs = {} if budget is None else {"budget": budget}
         self.engine = Engine(domain, **kwargs)
+        self.engine.preferred_eliminations.update(backed)
+        self.relational = RelationalLayer(self.engine) if relational else None
         self.facts: list[Term] = []
 
     @property
@@ -48,11 +56,45 @@ class Reasoner:
             return Verdict.true(Layer.INTERVAL)
         if r is False:
             return Verdict.false(Layer.INTERVAL)
+        if self.relational is not None:
+            r = self.relational.decide(g)
+            if r is True:
+                return Verdict.true(Layer.POLYHEDRA)
+            if r is False:
+                return Verdict.false(Layer.POLYHEDRA)
         return UNKNOWN
 
     def bounds(self, term: Term) -> tuple[object, object]:
         """Numeric (lo, hi) of a numeric term; ``-inf``/``inf`` where unbounded."""
         return self.engine.bounds(term)
+
+    def upper_bound(self, term: Term, in_terms_of: Iterable[Term]) -> list[Term] | None:
+        """Upper bounds of ``term`` over the symbols ``in_terms_of`` (and atoms built
+        from them only, such as ``s0*s1``): the minimum of the returned pieces bounds
+        ``term``; None if no such bound is known. A constant bound comes back as a
+        one-element list with a constant."""
+        return self._symbolic(term, in_terms_of, upper=True)
+
+    def lower_bound(self, term: Term, in_terms_of: Iterable[Term]) -> list[Term] | None:
+        """Lower bounds; the maximum of the returned pieces bounds ``term`` from below."""
+        return self._symbolic(term, in_terms_of, upper=False)
+
+    def _symbolic(self, term: Term, in_terms_of: Iterable[Term], upper: bool) -> list[Term] | None:
+        engine = self.engine
+        t = engine.normalize(term)
+        if t.sort is BOOL:
+            raise TypeError("bounds take a numeric term")
+        engine.register(t)
+        params = {engine.normalize(p) for p in in_terms_of}
+        params = {v for p in params for v in T.free_vars(p)}
+        pieces = None
+        if self.relational is not None and not engine.contradiction:
+            pieces = self.relational.symbolic_bound(t, params, upper)
+        lo, hi = engine.bounds(t)
+        numeric = hi if upper else lo
+        if pieces is None:
+            return None if numeric in (math.inf, -math.inf) else [T.const(numeric)]
+        return pieces
 
     def normalize(self, term: Term) -> Term:
         return self.engine.normalize(term)

@@ -211,13 +211,16 @@ class Rewriter:
         self._tentative.clear()
 
 
-def solve_for_variable(eq_term: Term) -> tuple[Term, Term] | None:
+def solve_for_variable(eq_term: Term, preferred: frozenset[Term] | set[Term] = frozenset()) -> tuple[Term, Term] | None:
     """From a normal ``eq`` fact ``sum c_i a_i + c = 0``, a variable with a unit
     coefficient (any non-zero one for Real) and its solved value, if there is one.
 
     The variable must not occur inside another atom of the equation, else the
-    binding would be circular (``x = 8*(x div 8)``). The newest variable is
-    preferred: later symbols (unbacked sizes) are usually the derived ones.
+    binding would be circular (``x = 8*(x div 8)``). Variables in ``preferred``
+    go first (the reasoner passes the backed symbols: in ``u0 + ... + un = s0``
+    eliminating the input size ``s0`` leaves the lengths, each with its own
+    bound, as the basis, and every prefix sum is then bounded by intervals
+    alone); otherwise the newest variable is eliminated.
     """
     t = eq_term.args[0]
     if t.kind != "lin":
@@ -226,7 +229,8 @@ def solve_for_variable(eq_term: Term) -> tuple[Term, Term] | None:
         return None
     coefs, c = t.data
     others = [a for a in t.args if a.kind != "var"]
-    for i in range(len(t.args) - 1, -1, -1):
+    order = sorted(range(len(t.args)), key=lambda i: (t.args[i] in preferred, i), reverse=True)
+    for i in order:
         a, v = t.args[i], coefs[i]
         if a.kind != "var":
             continue

@@ -22,10 +22,11 @@ Canonical forms, established by the constructors (never by later passes):
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from fractions import Fraction
-from typing import Iterable, Union
+from typing import Iterable, Iterator, Union
 
 import attrs
 
@@ -106,6 +107,26 @@ def _intern(kind: str, sort: Sort, args: tuple, data: object) -> Term:
 def table_size() -> int:
     """Number of distinct terms built so far (for memory accounting)."""
     return len(_table)
+
+
+@contextlib.contextmanager
+def fresh_table() -> Iterator[None]:
+    """Build terms in a new, empty table for the duration of the block.
+
+    Term ids order atoms in canonical forms, so a program analysed after others
+    would otherwise see ids (and tie-breaks) shaped by what came before; inside
+    this block a file's terms get the same ids whatever the process did earlier,
+    and they are freed afterwards. Terms from outside must not be mixed with
+    terms built inside.
+    """
+    global _table, _ids
+    saved = _table, _ids
+    _table = dict(_BASE_TABLE)
+    _ids = itertools.count(_BASE_NEXT_ID)
+    try:
+        yield
+    finally:
+        _table, _ids = saved
 
 
 # ---------------------------------------------------------------- constants, variables
@@ -620,6 +641,9 @@ def not_(t: Term) -> Term:
 
 
 ZERO_REAL = const(Fraction(0), REAL)
+# the singletons code compares by identity; every fresh table starts with them
+_BASE_TABLE = {k: t for k, t in _table.items() if t in (TRUE, FALSE, ZERO, ONE, ZERO_REAL)}
+_BASE_NEXT_ID = max(t.id for t in _BASE_TABLE.values()) + 1
 
 
 def _junction(kind: str, ts: Iterable[Term]) -> Term:

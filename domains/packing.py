@@ -1,0 +1,78 @@
+"""Which variables a question needs: union-find blocks and nearest-first slices.
+
+Facts that relate several atoms (a bounded linear combination, a product and
+its factors) put those atoms in one block. A guard whose atoms all sit in
+blocks without such facts cannot gain anything from a relational domain, so the
+expensive layer is skipped outright. Otherwise the slice handed to isl is the
+part of the guard's block nearest to the guard, cut at a size limit: fewer
+facts only weaken the premise, so any slice is sound, and a small one keeps
+isl in its fast regime.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable, Hashable, Iterable, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+
+class UnionFind:
+    """Disjoint sets with path halving and union by size."""
+
+    __slots__ = ("_parent", "_size")
+
+    def __init__(self) -> None:
+        self._parent: dict = {}
+        self._size: dict = {}
+
+    def find(self, x: K) -> K:
+        parent = self._parent
+        if x not in parent:
+            return x
+        while parent[x] is not x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(self, a: K, b: K) -> K:
+        for x in (a, b):
+            if x not in self._parent:
+                self._parent[x] = x
+                self._size[x] = 1
+        ra, rb = self.find(a), self.find(b)
+        if ra is rb:
+            return ra
+        if self._size[ra] < self._size[rb]:
+            ra, rb = rb, ra
+        self._parent[rb] = ra
+        self._size[ra] += self._size.pop(rb)
+        return ra
+
+    def union_all(self, items: Iterable[K]) -> None:
+        it = iter(items)
+        first = next(it, None)
+        if first is None:
+            return
+        for x in it:
+            self.union(first, x)
+
+    def block_size(self, x: K) -> int:
+        return self._size.get(self.find(x), 1)
+
+    def related(self, x: K) -> bool:
+        """Whether ``x`` shares a block with anything else."""
+        return self.block_size(x) > 1
+
+
+def nearest_slice(start: Iterable[K], neighbours: Callable[[K], Iterable[K]], limit: int) -> list[K]:
+    """Breadth-first from ``start`` through ``neighbours``, at most ``limit`` items, nearest first."""
+    seen: dict[K, None] = {}
+    queue = deque(start)
+    while queue and len(seen) < limit:
+        x = queue.popleft()
+        if x in seen:
+            continue
+        seen[x] = None
+        queue.extend(n for n in neighbours(x) if n not in seen)
+    return list(seen)

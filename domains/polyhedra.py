@@ -1,0 +1,139 @@
+"""Integer polyhedra on one small block of variables, backed by isl (islpy).
+
+Exact where intervals are not: ``u0 <= u1, u1 <= u2`` entails ``u0 <= u2``.
+isl's cost grows about cubically with the number of variables, so the engine
+only ever gives it the slice of variables a guard touches (see
+:mod:`domains.packing`). Every isl call runs under ``set_max_operations``;
+running out of operations is reported as ``None`` (UNKNOWN), never a hang.
+Objects are built through the isl API, never by formatting strings.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import attrs
+import islpy as isl
+
+DEFAULT_MAX_OPERATIONS = 200_000
+_SET = isl.dim_type.set
+_PARAM = isl.dim_type.param
+
+
+@attrs.frozen(slots=True)
+class LinearConstraint:
+    """``sum coef_i * x_i + const >= 0`` (or ``== 0`` when ``equality``); integer coefficients."""
+
+    coefs: tuple[tuple[int, int], ...]
+    const: int
+    equality: bool = False
+
+    def negated(self) -> list["LinearConstraint"]:
+        """The integer complement as a disjunction: ``L >= 0`` fails iff ``-L - 1 >= 0``."""
+        flipped = tuple((i, -c) for i, c in self.coefs)
+        if not self.equality:
+            return [LinearConstraint(flipped, -self.const - 1)]
+        return [LinearConstraint(self.coefs, self.const - 1), LinearConstraint(flipped, -self.const - 1)]
+
+
+class Polyhedron:
+    """A conjunction of integer linear constraints over variables ``0..n-1``
+    (and optional parameters ``n..n+p-1``, used for symbolic bounds)."""
+
+    def __init__(self, n: int, n_params: int = 0, max_operations: int = DEFAULT_MAX_OPERATIONS,
+                 ctx: isl.Context | None = None):
+        self.ctx = ctx or isl.Context()
+        self.n = n
+        self.n_params = n_params
+        self.max_operations = max_operations
+        names = [f"x{i}" for i in range(n)]
+        params = [f"p{i}" for i in range(n_params)]
+        self.space = isl.Space.create_from_names(self.ctx, set=names, params=params)
+        self._local = isl.LocalSpace.from_space(self.space)
+        self.bset = isl.BasicSet.universe(self.space)
+
+    def _dim(self, i: int) -> tuple[isl.dim_type, int]:
+        return (_SET, i) if i < self.n else (_PARAM, i - self.n)
+
+    def _constraint(self, c: LinearConstraint) -> isl.Constraint:
+        con = (isl.Constraint.equality_alloc if c.equality else isl.Constraint.inequality_alloc)(self._local)
+        for i, v in c.coefs:
+            dt, pos = self._dim(i)
+            con = con.set_coefficient_val(dt, pos, _val(self.ctx, v))
+        return con.set_constant_val(_val(self.ctx, c.const))
+
+    def add(self, c: LinearConstraint) -> None:
+        self.bset = self.bset.add_constraint(self._constraint(c))
+
+    def add_all(self, cs: Iterable[LinearConstraint]) -> None:
+        for c in cs:
+            self.add(c)
+
+    def _guarded(self, call):
+        self.ctx.set_max_operations(self.max_operations)
+        self.ctx.reset_operations()
+        try:
+            return call()
+        except isl.Error:
+            return None
+        finally:
+            self.ctx.set_max_operations(0)
+
+    def is_empty(self) -> bool | None:
+        return self._guarded(self.bset.is_empty)
+
+    def entails(self, c: LinearConstraint) -> bool | None:
+        """True if every integer point satisfies ``c``; None when isl ran out of budget."""
+        for neg in c.negated():
+            empty = self._guarded(lambda: self.bset.add_constraint(self._constraint(neg)).is_empty())
+            if empty is None:
+                return None
+            if not empty:
+                return False
+        return True
+
+    def satisfiable_with(self, c: LinearConstraint) -> bool | None:
+        empty = self._guarded(lambda: self.bset.add_constraint(self._constraint(c)).is_empty())
+        return None if empty is None else not empty
+
+    def parametric_maximum(self, coefs: Sequence[tuple[int, int]], const: int):
+        """The maximum of ``sum coefs + const`` over the variables, as pieces
+        ``(condition_constraints, param_coefs, const, denominator)`` over the parameters;
+        None when unbounded or out of budget."""
+
+        def compute():
+            aff = isl.Aff.zero_on_domain(self._local)
+            for i, v in coefs:
+                dt, pos = self._dim(i)
+                dt = isl.dim_type.in_ if dt == _SET else dt
+                aff = aff.set_coefficient_val(dt, pos, _val(self.ctx, v))
+            aff = aff.set_constant_val(_val(self.ctx, const))
+            # max over x of aff(x, p): add y = aff as a fresh dimension and project the others out
+            target = isl.Set.from_basic_set(self.bset)
+            graph = isl.Map.from_aff(aff).intersect_domain(target).range()
+            return graph.dim_max(0)
+
+        pw = self._guarded(compute)
+        if pw is None:
+            return None
+        pieces = []
+        pw.foreach_piece(lambda dom, aff: pieces.append((dom, aff)))
+        out = []
+        for dom, aff in pieces:
+            if aff.is_nan():
+                return None
+            den = aff.get_denominator_val().to_python()
+            pcoefs = {j: aff.get_coefficient_val(_PARAM, j).mul(_val(self.ctx, den)).to_python()
+                      for j in range(self.n_params)}
+            c = aff.get_constant_val().mul(_val(self.ctx, den)).to_python()
+            out.append((dom, pcoefs, c, den))
+        return out
+
+
+def _val(ctx: isl.Context, v: int) -> isl.Val:
+    """An isl integer of any size, built arithmetically (no string parsing)."""
+    if -(2**62) < v < 2**62:
+        return isl.Val.int_from_si(ctx, v)
+    high, low = divmod(v, 2**62)
+    return _val(ctx, high).mul(isl.Val.int_from_si(ctx, 2**31).mul(isl.Val.int_from_si(ctx, 2**31))).add(
+        isl.Val.int_from_si(ctx, low))
