@@ -18,19 +18,23 @@ from typing import TYPE_CHECKING, Iterable
 from absint import terms as T
 from absint.terms import INT, Term
 from domains.packing import nearest_slice
-from domains.polyhedra import DEFAULT_MAX_OPERATIONS, LinearConstraint, Polyhedron
+from domains.polyhedra import LinearConstraint, Polyhedron
 
 if TYPE_CHECKING:  # pragma: no cover
     from absint.engine import Engine
 
-MAX_SLICE = 24
+#: slice size, counted in weight: a variable weighs 1, a nonlinear atom (which brings
+#: McCormick/division constraints with large coefficients, isl's costly case) weighs 3
+MAX_SLICE = 36
+NONLINEAR_WEIGHT = 6
+MAX_OPERATIONS = 20_000
 
 
 class RelationalLayer:
     """Answers guards the value network leaves open; ``None`` means still unknown."""
 
     def __init__(self, engine: "Engine", max_slice: int = MAX_SLICE,
-                 max_operations: int = DEFAULT_MAX_OPERATIONS):
+                 max_operations: int = MAX_OPERATIONS):
         self.engine = engine
         self.max_slice = max_slice
         self.max_operations = max_operations
@@ -56,7 +60,10 @@ class RelationalLayer:
                 yield q
 
     def _slice(self, atoms: list[Term]) -> list[Term]:
-        return [a for a in nearest_slice(atoms, self._neighbours, self.max_slice) if a.sort is INT]
+        def weight(a: Term) -> int:
+            return 1 if a.kind == "var" else NONLINEAR_WEIGHT
+
+        return [a for a in nearest_slice(atoms, self._neighbours, self.max_slice, weight) if a.sort is INT]
 
     # ------------------------------------------------------------ constraints
 
@@ -207,6 +214,50 @@ class RelationalLayer:
             self.exhausted += 1
             return None
         return False if not possible else None
+
+    # ------------------------------------------------------------ residual guards (compiler API)
+
+    def residual(self, guards: list[Term]) -> list[Term] | None:
+        """Of the normal comparisons ``guards`` (``le``/``eq`` over Int atoms), the
+        constraints still needed where the facts hold: isl's gist of their
+        conjunction on the slice they touch. The conjunction of the result is
+        equivalent to that of ``guards`` under the facts (the slice is implied by
+        them, and ``gist ∩ C = G ∩ C`` for any such context ``C``); None when not
+        applicable (atoms outside the slice, isl out of budget)."""
+        atoms: dict[Term, None] = {}
+        for g in guards:
+            if g.kind not in ("le", "eq") or g.args[0].sort is not INT:
+                return None
+            self.engine.register(g.args[0])
+            atoms.update(dict.fromkeys(T.linear_parts(g.args[0])[0]))
+        if not atoms or any(a.sort is not INT for a in atoms):
+            return None
+        dims = self._slice(list(atoms))
+        if not all(a in dims for a in atoms):
+            return None
+        constraints, index, n, _ = self._constraints(dims)
+        poly = Polyhedron(n, max_operations=self.max_operations)
+        poly.add_all(constraints)
+        wanted = []
+        for g in guards:
+            coefs, c = T.linear_parts(g.args[0])
+            lin = tuple((index[a], int(v)) for a, v in coefs.items())
+            if g.kind == "le":  # t <= 0  <=>  -t >= 0
+                wanted.append(LinearConstraint(tuple((i, -v) for i, v in lin), -int(c)))
+            else:
+                wanted.append(LinearConstraint(lin, int(c), equality=True))
+        kept = poly.gist(wanted)
+        if kept is None:
+            self.exhausted += 1
+            return None
+        atom_at = {i: a for a, i in index.items()}
+        out = []
+        for con in kept:
+            if any(i not in atom_at for i, _ in con.coefs):  # a congruence's existential
+                return None
+            lhs = T.add(T.const(con.const), *(T.scale(atom_at[i], v) for i, v in con.coefs))
+            out.append(T.eq(lhs, T.ZERO) if con.equality else T.ge(lhs, T.ZERO))
+        return out
 
 
 def _links(a: Term, index: dict[Term, int], e: "Engine") -> list[LinearConstraint]:

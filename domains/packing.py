@@ -65,14 +65,23 @@ class UnionFind:
         return self.block_size(x) > 1
 
 
-def nearest_slice(start: Iterable[K], neighbours: Callable[[K], Iterable[K]], limit: int) -> list[K]:
-    """Breadth-first from ``start`` through ``neighbours``, at most ``limit`` items, nearest first."""
-    seen: dict[K, None] = {}
+def nearest_slice(start: Iterable[K], neighbours: Callable[[K], Iterable[K]], limit: float,
+                  weight: Callable[[K], float] = lambda _: 1) -> list[K]:
+    """Breadth-first from ``start`` through ``neighbours``, nearest first, until the
+    items' total ``weight`` reaches ``limit`` (the start items are always kept)."""
+    start = list(start)
+    seen: dict[K, None] = dict.fromkeys(start)
+    total = sum(weight(x) for x in start)
     queue = deque(start)
-    while queue and len(seen) < limit:
+    while queue:
         x = queue.popleft()
-        if x in seen:
-            continue
-        seen[x] = None
-        queue.extend(n for n in neighbours(x) if n not in seen)
+        for n in neighbours(x):
+            if n in seen:
+                continue
+            w = weight(n)
+            if total + w > limit:
+                continue
+            seen[n] = None
+            total += w
+            queue.append(n)
     return list(seen)
