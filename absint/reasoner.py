@@ -14,7 +14,7 @@ from typing import Iterable
 from absint import terms as T
 from absint.engine import Engine
 from absint.relational import RelationalLayer
-from absint.terms import BOOL, Term
+from absint.terms import BOOL, INT, Term
 from absint.verdict import UNKNOWN, Layer, Truth, Verdict
 
 
@@ -98,6 +98,32 @@ class Reasoner:
 
     def normalize(self, term: Term) -> Term:
         return self.engine.normalize(term)
+
+    def residual(self, guards: Iterable[Term]) -> list[Term]:
+        """What of the conjunction of ``guards`` the facts do not already imply:
+        Bool terms whose conjunction is equivalent to ``guards``' under the facts
+        (``[]``: implied; ``[FALSE]``: refuted). Conjuncts decided by the layers
+        are dropped; the linear ones left go through isl's gist on their slice;
+        the rest come back in normal form."""
+        if self.engine.contradiction:
+            return []
+        open_: list[Term] = []
+        for g in guards:
+            for c in (g.args if g.kind == "and" else (g,)):
+                v = self.decide(c).truth
+                if v is Truth.FALSE:
+                    return [T.FALSE]
+                if v is Truth.UNKNOWN:
+                    open_.append(self.engine.normalize(c))
+        linear = [c for c in open_ if c.kind in ("le", "eq") and c.args[0].sort is INT]
+        if len(linear) > 0 and self.relational is not None:
+            kept = self.relational.residual(linear)
+            if kept is not None:
+                rest = [c for c in open_ if c not in linear]
+                if any(k is T.FALSE for k in kept):
+                    return [T.FALSE]
+                return rest + [k for k in kept if k is not T.TRUE]
+        return open_
 
 
 __all__ = ["Reasoner", "Verdict", "Truth", "Layer", "T"]

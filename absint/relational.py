@@ -26,8 +26,11 @@ if TYPE_CHECKING:  # pragma: no cover
 #: slice size, counted in weight: a variable weighs 1, a nonlinear atom (which brings
 #: McCormick/division constraints with large coefficients, isl's costly case) weighs 3
 MAX_SLICE = 36
-NONLINEAR_WEIGHT = 6
+NONLINEAR_WEIGHT = 9
 MAX_OPERATIONS = 20_000
+#: after this many isl queries in a row without a verdict, only every k-th candidate is
+#: tried (k grows with the streak): files full of real guards do not pay isl on each
+BACKOFF_STREAK = 32
 
 
 class RelationalLayer:
@@ -40,6 +43,8 @@ class RelationalLayer:
         self.max_operations = max_operations
         self.queries = 0
         self.exhausted = 0
+        self._misses = 0  # isl queries since the last verdict
+        self._candidates = 0
 
     # ------------------------------------------------------------ slices
 
@@ -183,10 +188,18 @@ class RelationalLayer:
         atoms = self._slice(list(coefs))
         if not all(a in atoms for a in coefs):
             return None
+        self._candidates += 1
+        if self._candidates % (1 + self._misses // BACKOFF_STREAK):
+            return None
         constraints, index, n, relational = self._constraints(atoms)
         if not relational:
             return None
         self.queries += 1
+        verdict = self._entailment(g, coefs, c, constraints, index, n)
+        self._misses = 0 if verdict is not None else self._misses + 1
+        return verdict
+
+    def _entailment(self, g: Term, coefs, c, constraints, index, n) -> bool | None:
         poly = Polyhedron(n, max_operations=self.max_operations)
         poly.add_all(constraints)
         lin = tuple((index[a], int(v)) for a, v in coefs.items())

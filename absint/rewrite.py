@@ -69,8 +69,9 @@ class Rewriter:
         self._memo: dict[int, Term] = {}
         self.oracle = oracle
         self._volatile = False
-        #: results that rest on an unproved side condition, valid while ``epoch`` is unchanged
-        self._tentative: dict[int, tuple[int, Term]] = {}
+        #: results that rest on an unproved side condition: (epoch until which it is reused,
+        #: the result, how often the condition failed)
+        self._tentative: dict[int, tuple[int, Term, int]] = {}
         #: bumped by the owner whenever what the oracle knows may have grown
         self.epoch = 0
 
@@ -81,14 +82,17 @@ class Rewriter:
         if not t.args and t.kind != "var":
             return t
         tentative = self._tentative.get(t.id)
-        if tentative is not None and tentative[0] == self.epoch:
+        if tentative is not None and self.epoch < tentative[0]:
             self._volatile = True
             return tentative[1]
         outer = self._volatile
         self._volatile = False
         r = self._normalize(t)
         if self._volatile:
-            self._tentative[t.id] = (self.epoch, r)
+            # retried after 1, 2, 4, ... epochs: a side condition that keeps failing costs
+            # less and less (facts only accumulate, so a late success is still found)
+            fails = 0 if tentative is None else min(tentative[2] + 1, 12)
+            self._tentative[t.id] = (self.epoch + (1 << fails), r, fails)
         else:
             self._memo[t.id] = r
         self._volatile = outer or self._volatile
