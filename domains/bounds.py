@@ -102,6 +102,25 @@ def div_range(a: Bound, b: Bound, c: Bound, d: Bound) -> tuple[Bound, Bound]:
     return min(p1, p2, p3, p4), max(p1, p2, p3, p4)
 
 
+def div_range_int(a: Bound, b: Bound, c: Bound, d: Bound) -> tuple[Bound, Bound]:
+    """The integers of [a, b] / [c, d] for 0 ∉ [c, d]: [min ⌈corner⌉, max ⌊corner⌋] (⌈·⌉ and ⌊·⌋ are
+    monotone, so this is ⌈min⌉, ⌊max⌋ of the exact hull) without building fractions."""
+    lo = hi = None
+    for n in (a, b):
+        for m in (c, d):
+            if type(m) is float:
+                ql = qh = 0
+            elif type(n) is float:
+                ql = qh = n if m > 0 else -n
+            else:
+                ql, qh = -((-n) // m), n // m
+            if lo is None or ql < lo:
+                lo = ql
+            if hi is None or qh > hi:
+                hi = qh
+    return lo, hi
+
+
 def pow_range(lo: Bound, hi: Bound, n: int) -> tuple[Bound, Bound]:
     """[lo, hi]^n for a natural ``n`` (even powers fold the negative side onto the positive)."""
     if n == 0:

@@ -343,21 +343,52 @@ def solve(c, target: Congruence) -> Congruence:
 
 
 def lin_back(coefs: Sequence, k, result: Congruence, args: Sequence[Congruence], real: bool) -> list[Congruence]:
-    """cᵢ·xᵢ ∈ result - k - Σ_{j≠i} cⱼ·xⱼ, so xᵢ ∈ {x : cᵢ·x ∈ that} ⊓ xᵢ (prefix/suffix sums)."""
+    """cᵢ·xᵢ ∈ result - k - Σ_{j≠i} cⱼ·xⱼ, so xᵢ ∈ {x : cᵢ·x ∈ that} ⊓ xᵢ.
+
+    On Int the sum of the others is gcd(|cⱼ|mⱼ : j ≠ i)Z + (Σ cⱼrⱼ - cᵢrᵢ): prefix and suffix
+    gcds on plain integers, no intermediate values.
+    """
+    if real:
+        return _lin_back_real(coefs, k, result, args)
     n = len(args)
-    zero = const(0, real)
-    suffix = [zero] * (n + 1)
+    mods = [c * a.modulus for c, a in zip(coefs, args)]
+    total = sum(c * a.residue for c, a in zip(coefs, args))
+    suffix = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
-        suffix[i] = add(scale(args[i], coefs[i]), suffix[i + 1])
-    base = add(result, const(-k, real))
+        suffix[i] = math.gcd(mods[i], suffix[i + 1])
+    rm, rr = result.modulus, result.residue - k
     out = []
-    prefix = zero
+    prefix = 0
     for i in range(n):
-        others = add(prefix, suffix[i + 1])
-        a = args[i]
-        target = add(base, scale(others, -1))
-        out.append(meet(a, solve(coefs[i], target)))
-        prefix = add(prefix, scale(a, coefs[i]))
+        a, c = args[i], coefs[i]
+        m = math.gcd(rm, prefix, suffix[i + 1])
+        # cᵢ·xᵢ ∈ mZ + (result - k - others)
+        mr = solve_scaled(c, m, rr - (total - c * a.residue))
+        if mr is None:
+            return [BOTTOM_INT] * n
+        if mr[0] != 1:
+            a = meet(a, make(mr[0], mr[1]))
+            if a.modulus < 0:
+                return [BOTTOM_INT] * n
+        out.append(a)
+        prefix = math.gcd(prefix, mods[i])
+    return out
+
+
+def _lin_back_real(coefs, k, result, args) -> list[Congruence]:
+    """Real congruences are constants or top: an atom is fixed when the result and all others are."""
+    if result.modulus != 0:
+        return list(args)
+    unknown = [i for i, a in enumerate(args) if a.modulus != 0]
+    if len(unknown) > 1:
+        return list(args)
+    total = sum(c * a.residue for c, a in zip(coefs, args) if a.modulus == 0)
+    rest = result.residue - k - total
+    if not unknown:
+        return list(args) if rest == 0 else [BOTTOM_REAL] * len(args)
+    out = list(args)
+    i = unknown[0]
+    out[i] = const(Fraction(rest) / coefs[i], True)
     return out
 
 

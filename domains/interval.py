@@ -38,6 +38,7 @@ from domains.bounds import (
     div_bound,
     div_pos_range,
     div_range,
+    div_range_int,
     floor_bound,
     floor_div,
     mul_range,
@@ -91,7 +92,12 @@ def bottom(real: bool) -> Interval:
 
 
 def make(lo: Bound, hi: Bound, real: bool) -> Interval:
-    """The interval of this sort between ``lo`` and ``hi``: Int bounds rounded inward, empty -> bottom."""
+    """The interval of this sort between ``lo`` and ``hi``: Int bounds rounded inward, empty -> bottom.
+    A finite float bound is taken exactly (``Fraction(0.5)``), never kept as a float."""
+    if type(lo) is float and lo != NEG_INF and lo != INF:
+        lo = Fraction(lo)
+    if type(hi) is float and hi != NEG_INF and hi != INF:
+        hi = Fraction(hi)
     if not real:
         lo, hi = ceil_bound(lo), floor_bound(hi)
     if lo > hi or lo == INF or hi == NEG_INF:
@@ -421,17 +427,20 @@ def mul_back(result: Interval, args: Sequence[Interval], real: bool) -> list[Int
         a = args[i]
         olo, ohi = mul_range(plo, phi, suffix[i + 1][0], suffix[i + 1][1])
         if olo > 0 or ohi < 0:
-            nlo, nhi = div_range(rlo, rhi, olo, ohi)
-            new = narrow(a, nlo, nhi)
+            if real:
+                nlo, nhi = div_range(rlo, rhi, olo, ohi)
+            else:
+                nlo, nhi = div_range_int(rlo, rhi, olo, ohi)
+            new = _narrow(a, nlo, nhi)
         elif not real and r_excludes_zero:
             nlo, nhi = INF, NEG_INF
             if olo <= -1:
-                ql, qh = div_range(rlo, rhi, olo, -1)
+                ql, qh = div_range_int(rlo, rhi, olo, -1)
                 nlo, nhi = min(nlo, ql), max(nhi, qh)
             if ohi >= 1:
-                ql, qh = div_range(rlo, rhi, 1, ohi)
+                ql, qh = div_range_int(rlo, rhi, 1, ohi)
                 nlo, nhi = min(nlo, ql), max(nhi, qh)
-            new = shave_zero(narrow(a, nlo, nhi)) if nlo <= nhi else BOTTOM_INT
+            new = shave_zero(_narrow(a, nlo, nhi)) if nlo <= nhi else BOTTOM_INT
         else:
             new = a
         out.append(new)

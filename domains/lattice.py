@@ -53,17 +53,24 @@ class ValueDomain(Lattice[V], Protocol[V]):
         """A sound value for ``term`` when its ``args`` (in ``term.args`` order) have these values.
 
         For ``lin`` the args are the atoms' values; coefficients are in ``term.data``.
+        A bottom operand gives bottom. Where the operands allow a point without an SMT-LIB value
+        (``x div 0``, ``x / 0``, ``(-1)^(1/2)``, ``0^(-1)``) the term may take any value, so the
+        result is top.
         """
         ...
 
     def backward(self, term: Term, result: V, args: Sequence[V]) -> Sequence[V]:
         """Operand values narrowed so that every concrete tuple of operands whose
-        result lies in ``result`` is still included (each returned value ⊑ the given one)."""
+        result lies in ``result`` is still included (each returned value ⊑ the given one).
+
+        One value per operand, in ``term.args`` order (a repeated atom, as in ``x*x``, appears
+        once per position: the caller meets them). When no tuple is consistent every
+        returned value is bottom."""
         ...
 
     def truth(self, kind: str, v: V) -> bool | None:
         """Whether ``t <kind> 0`` (kind in le, lt, eq, ne) holds for every value of ``v``
-        (True), for none (False), or is undecided (None)."""
+        (True), for none (False), or is undecided (None). A bottom ``v`` is vacuously True."""
         ...
 
     def restrict(self, kind: str, v: V) -> V:
@@ -71,7 +78,7 @@ class ValueDomain(Lattice[V], Protocol[V]):
         ...
 
     def bounds(self, v: V) -> tuple[object, object]:
-        """Numeric (lo, hi) with ``-inf``/``inf`` for unbounded sides."""
+        """Numeric (lo, hi) with ``-inf``/``inf`` for unbounded sides; ``(inf, -inf)`` for bottom."""
         ...
 
 

@@ -1,0 +1,613 @@
+"""sympy <-> terms: the compiler's expressions in, symbolic answers back out.
+
+This is the only module that knows sympy. Expressions are read by *class name*
+through one table (:data:`FROM_SYMPY`), so PyTorch's own sympy functions
+(``FloorDiv``, ``PythonMod``, ``CeilToInt``, ``Min``/``Max``, ...) are understood
+without importing torch, and a look-alike class defined anywhere with the same
+name and meaning works too. A class that is not in the table (nor has a sympy
+base class in it) is refused with :class:`UnsupportedExpression` naming it.
+
+Semantics, with ``Int`` terms exact and Euclidean ``div``/``mod`` (SMT-LIB):
+
+* ``FloorDiv(a, b)`` / ``CleanDiv`` is Python's ``a // b``: ``div(a, b)`` when
+  ``b > 0``, ``div(-a, -b)`` when ``b < 0`` (floor(a/b) = floor(-a/-b), and for a
+  positive divisor Euclidean division is floor division), otherwise
+  ``ite(b > 0, div(a, b), div(-a, -b))``. ``Mod``/``PythonMod`` is ``a - b*(a // b)``
+  (the sign of the divisor): ``mod(a, b)``, ``-mod(-a, -b)`` or the ``ite``.
+  The sign of a symbolic divisor is asked of the ``sign_of`` callback (the
+  reasoner's facts); an answer that rests on "unknown" is not cached for good,
+  because a later fact may simplify it.
+* ``CeilToInt``/``ceiling`` -> ``ceil``, ``FloorToInt``/``floor`` -> ``to_int``,
+  ``TruncToInt`` -> ``ite(x >= 0, floor x, ceil x)``, ``IntTrueDiv``/
+  ``FloatTrueDiv``/``/`` -> exact real division, ``ToFloat`` -> ``to_real``,
+  ``PowByNatural``/``Pow`` with a natural exponent -> a product,
+  ``FloatPow``/``OpaqueUnaryFn_sqrt``/other ``Pow`` -> a real power,
+  ``Piecewise``/``Where``/``ITE`` -> nested ``ite``; numbers are exact (a
+  ``Float`` is the rational its binary value denotes).
+* Torch's ``Mod`` (defined by PyTorch only for ``p >= 0, q >= 1``) and
+  ``ModularIndexing(a, b, c) = (a // b) % c`` are read with Python semantics;
+  on their domain every reading agrees.
+
+The way back (:class:`TermsToSympy`) writes plain sympy by default
+(``floor(a/b)``, ``Mod``, ``Min``/``Max``, ``Piecewise``) or, with
+``vocabulary="torch"``, PyTorch's classes (``FloorDiv``, ``PythonMod``, ...).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable
+
+import sympy
+
+from absint import terms as T
+from absint.terms import BOOL, INT, REAL, Sort, Term
+
+
+class UnsupportedExpression(TypeError):
+    """A sympy node absint does not read; the message names its class."""
+
+    def __init__(self, expr, why: str = ""):
+        self.expr = expr
+        self.class_name = type(expr).__name__
+        detail = f": {why}" if why else ""
+        super().__init__(f"absint cannot read sympy {self.class_name} ({expr}){detail}")
+
+
+SortOf = Callable[[sympy.Symbol], Sort]
+SignOf = Callable[[Term], "int | None"]
+
+
+def default_sort_of(symbol: sympy.Symbol) -> Sort:
+    """Int for ``integer=True`` symbols (PyTorch's sizes are), Real otherwise."""
+    return INT if symbol.is_integer else REAL
+
+
+def constant_sign(t: Term) -> int | None:
+    """The sign of a constant term; None for anything else (or zero)."""
+    if t.kind == "const" and t.data != 0:
+        return 1 if t.data > 0 else -1
+    return None
+
+
+class SympyToTerms:
+    """Translates sympy expressions to terms, memoised per expression.
+
+    ``sort_of`` gives each symbol's sort; ``sign_of(b)`` returns ``1``/``-1``
+    when the facts fix the sign of a divisor ``b``, else None.
+    """
+
+    def __init__(self, sort_of: SortOf = default_sort_of, sign_of: SignOf | None = None):
+        self.sort_of = sort_of
+        self.sign_of = sign_of
+        self._stable: dict = {}
+        #: translations that used an undecided divisor sign; dropped by :meth:`forget_unsure`
+        self._unsure: dict = {}
+        self._used_unknown = False
+
+    def forget_unsure(self) -> None:
+        """Call when the facts grew: unsure translations may now simplify."""
+        if self._unsure:
+            self._unsure.clear()
+
+    def __call__(self, expr) -> Term:
+        if not isinstance(expr, sympy.Basic):  # before the caches: 1 == True == Integer(1)
+            expr = sympy.sympify(expr)
+        self._used_unknown = False  # a translation that raised may have left it set
+        return self.term(expr)
+
+    def term(self, expr) -> Term:
+        """The term of a sympy expression (``expr`` must be a ``sympy.Basic``)."""
+        r = self._stable.get(expr)
+        if r is not None:
+            return r
+        if self._unsure:
+            r = self._unsure.get(expr)
+            if r is not None:
+                self._used_unknown = True
+                return r
+        outer = self._used_unknown
+        self._used_unknown = False
+        r = _handler(expr)(self, expr)
+        if self._used_unknown:
+            self._unsure[expr] = r
+        else:
+            self._stable[expr] = r
+            self._used_unknown = outer
+        return r
+
+    # ------------------------------------------------------------ helpers for handlers
+
+    def numeric(self, expr) -> Term:
+        t = self.term(expr)
+        if t.sort is BOOL:
+            raise UnsupportedExpression(expr, "a Bool where a number is expected")
+        return t
+
+    def boolean(self, expr) -> Term:
+        if isinstance(expr, sympy.Symbol):
+            return T.var(expr.name, BOOL)
+        t = self.term(expr)
+        if t.sort is not BOOL:
+            raise UnsupportedExpression(expr, "a number where a Bool is expected")
+        return t
+
+    def sign(self, b: Term) -> int | None:
+        s = constant_sign(b)
+        if s is not None or b.kind == "const":
+            return s
+        if self.sign_of is not None:
+            s = self.sign_of(b)
+        if s is None:
+            self._used_unknown = True
+        return s
+
+    def floordiv(self, a: Term, b: Term) -> Term:
+        """Python's ``a // b``."""
+        if a.sort is not INT or b.sort is not INT:
+            return T.to_int(T.rdiv(a, b))
+        s = self.sign(b)
+        if s == 1:
+            return T.div(a, b)
+        if s == -1:
+            return T.div(T.neg(a), T.neg(b))
+        return T.ite(T.gt(b, T.ZERO), T.div(a, b), T.div(T.neg(a), T.neg(b)))
+
+    def pymod(self, a: Term, b: Term) -> Term:
+        """Python's ``a % b`` (the sign of ``b``)."""
+        if a.sort is not INT or b.sort is not INT:
+            return T.sub(a, T.mul(b, self.floordiv(a, b)))
+        s = self.sign(b)
+        if s == 1:
+            return T.mod(a, b)
+        if s == -1:
+            return T.neg(T.mod(T.neg(a), T.neg(b)))
+        return T.ite(T.gt(b, T.ZERO), T.mod(a, b), T.neg(T.mod(T.neg(a), T.neg(b))))
+
+
+def _handler(expr):
+    """The handler for ``expr``'s class: by its name, else by the name of its nearest
+    base class from sympy itself (``Zero`` -> ``Integer``, ``Dummy`` -> ``Symbol``)."""
+    cls = type(expr)
+    h = _BY_CLASS.get(cls)
+    if h is not None:
+        return h
+    h = FROM_SYMPY.get(cls.__name__)
+    if h is None:
+        for base in cls.__mro__[1:]:
+            if base.__module__.startswith("sympy."):
+                h = FROM_SYMPY.get(base.__name__)
+                if h is not None:
+                    break
+    if h is None:
+        raise UnsupportedExpression(expr)
+    _BY_CLASS[cls] = h
+    return h
+
+
+#: memo of :func:`_handler` (the lookup itself is by name, in :data:`FROM_SYMPY`)
+_BY_CLASS: dict[type, Callable] = {}
+
+
+# ---------------------------------------------------------------- handlers: sympy -> terms
+
+def _integer(tr, e) -> Term:
+    return T.const(int(e))
+
+
+def _rational(tr, e) -> Term:
+    return T.const(Fraction(int(e.p), int(e.q)), REAL)
+
+
+def _float(tr, e) -> Term:
+    r = sympy.Rational(e)
+    if not r.is_finite:
+        raise UnsupportedExpression(e, "not a finite number")
+    return T.const(Fraction(int(r.p), int(r.q)), REAL)
+
+
+def _symbol(tr, e) -> Term:
+    return T.var(e.name, tr.sort_of(e))
+
+
+def _add(tr, e) -> Term:
+    term = tr.term  # the constructors refuse Bool operands themselves
+    return T.add(*[term(a) for a in e.args])
+
+
+def _negative_integer_power(f) -> bool:
+    return type(f).__name__ == "Pow" and f.args[1].is_Integer and f.args[1] < 0
+
+
+def _mul(tr, e) -> Term:
+    num, den = [], []
+    for f in e.args:
+        if _negative_integer_power(f):
+            den.append(T.power(tr.numeric(f.args[0]), T.const(-int(f.args[1]))))
+        else:
+            num.append(tr.numeric(f))
+    out = T.mul(*num) if num else T.ONE
+    if den:
+        out = T.rdiv(out, T.mul(*den))
+    return out
+
+
+def _pow(tr, e) -> Term:
+    base, exp = e.args
+    b = tr.numeric(base)
+    if exp.is_Integer:
+        n = int(exp)
+        if n >= 0:
+            return T.power(b, T.const(n))
+        return T.rdiv(T.ONE, T.power(b, T.const(-n)))
+    return T.power(T.to_real(b), T.to_real(tr.numeric(exp)))
+
+
+def _unary(build: Callable[[Term], Term]):
+    return lambda tr, e: build(tr.numeric(e.args[0]))
+
+
+def _floor(x: Term) -> Term:
+    return T.to_int(x)
+
+
+def _trunc(x: Term) -> Term:
+    if x.sort is INT:
+        return x
+    return T.ite(T.ge(x, T.ZERO_REAL), T.to_int(x), T.ceil(x))
+
+
+def _floordiv(tr, e) -> Term:
+    return tr.floordiv(tr.numeric(e.args[0]), tr.numeric(e.args[1]))
+
+
+def _pymod(tr, e) -> Term:
+    return tr.pymod(tr.numeric(e.args[0]), tr.numeric(e.args[1]))
+
+
+def _modular_indexing(tr, e) -> Term:
+    a, b, c = (tr.numeric(x) for x in e.args)
+    return tr.pymod(tr.floordiv(a, b), c)
+
+
+def _truediv(tr, e) -> Term:
+    return T.rdiv(tr.numeric(e.args[0]), tr.numeric(e.args[1]))
+
+
+def _pow_by_natural(tr, e) -> Term:
+    return T.power(tr.numeric(e.args[0]), tr.numeric(e.args[1]))
+
+
+def _float_pow(tr, e) -> Term:
+    return T.power(T.to_real(tr.numeric(e.args[0])), T.to_real(tr.numeric(e.args[1])))
+
+
+def _sqrt(tr, e) -> Term:
+    return T.power(T.to_real(tr.numeric(e.args[0])), T.const(Fraction(1, 2), REAL))
+
+
+def _min(tr, e) -> Term:
+    return T.minimum(*(tr.numeric(a) for a in e.args))
+
+
+def _max(tr, e) -> Term:
+    return T.maximum(*(tr.numeric(a) for a in e.args))
+
+
+def _abs(tr, e) -> Term:
+    x = tr.numeric(e.args[0])
+    return T.maximum(x, T.neg(x))
+
+
+def _piecewise(tr, e) -> Term:
+    pairs = [(p.args[0], p.args[1]) for p in e.args]
+    last_value, last_cond = pairs[-1]
+    if last_cond is not sympy.true:
+        raise UnsupportedExpression(e, "a Piecewise needs a final (value, True) branch to be defined everywhere")
+    out = tr.term(last_value)
+    for value, cond in reversed(pairs[:-1]):
+        out = T.ite(tr.boolean(cond), tr.term(value), out)
+    return out
+
+
+def _where(tr, e) -> Term:
+    c, a, b = e.args
+    return T.ite(tr.boolean(c), tr.term(a), tr.term(b))
+
+
+def _relation(build: Callable[[Term, Term], Term]):
+    def read(tr, e) -> Term:
+        a, b = e.args
+        return build(tr.term(a), tr.term(b))
+
+    return read
+
+
+def _equality(tr, e) -> Term:
+    a, b = e.args
+    if isinstance(a, sympy.logic.boolalg.Boolean) and not isinstance(a, sympy.Expr):
+        return T.iff(tr.boolean(a), tr.boolean(b))
+    return T.eq(tr.numeric(a), tr.numeric(b))
+
+
+def _junction(build):
+    return lambda tr, e: build(*(tr.boolean(a) for a in e.args))
+
+
+def _not(tr, e) -> Term:
+    return T.not_(tr.boolean(e.args[0]))
+
+
+def _implies(tr, e) -> Term:
+    return T.implies(tr.boolean(e.args[0]), tr.boolean(e.args[1]))
+
+
+def _equivalent(tr, e) -> Term:
+    args = [tr.boolean(a) for a in e.args]
+    return T.and_(*(T.iff(a, b) for a, b in zip(args, args[1:])))
+
+
+def _xor(tr, e) -> Term:
+    out = T.FALSE
+    for a in e.args:
+        out = T.xor(out, tr.boolean(a))
+    return out
+
+
+#: class name -> handler; the one table through which every sympy node is read
+FROM_SYMPY: dict[str, Callable[[SympyToTerms, object], Term]] = {
+    # numbers and symbols
+    "Integer": _integer,
+    "Rational": _rational,
+    "Float": _float,
+    "Symbol": _symbol,
+    "BooleanTrue": lambda tr, e: T.TRUE,
+    "BooleanFalse": lambda tr, e: T.FALSE,
+    # arithmetic
+    "Add": _add,
+    "Mul": _mul,
+    "Pow": _pow,
+    "floor": _unary(_floor),
+    "ceiling": _unary(T.ceil),
+    "FloorToInt": _unary(_floor),
+    "CeilToInt": _unary(T.ceil),
+    "TruncToInt": _unary(_trunc),
+    "TruncToFloat": _unary(lambda x: T.to_real(_trunc(x))),
+    "ToFloat": _unary(T.to_real),
+    "Identity": lambda tr, e: tr.term(e.args[0]),
+    "FloorDiv": _floordiv,
+    "CleanDiv": _floordiv,
+    "Mod": _pymod,
+    "PythonMod": _pymod,
+    "ModularIndexing": _modular_indexing,
+    "IntTrueDiv": _truediv,
+    "FloatTrueDiv": _truediv,
+    "PowByNatural": _pow_by_natural,
+    "FloatPow": _float_pow,
+    "OpaqueUnaryFn_sqrt": _sqrt,
+    "Min": _min,
+    "Max": _max,
+    "Abs": _abs,
+    "Piecewise": _piecewise,
+    "Where": _where,
+    "ITE": _where,
+    # relations and connectives
+    "Equality": _equality,
+    "Unequality": lambda tr, e: T.not_(_equality(tr, e)),
+    "LessThan": _relation(T.le),
+    "StrictLessThan": _relation(T.lt),
+    "GreaterThan": _relation(T.ge),
+    "StrictGreaterThan": _relation(T.gt),
+    "And": _junction(T.and_),
+    "Or": _junction(T.or_),
+    "Not": _not,
+    "Implies": _implies,
+    "Equivalent": _equivalent,
+    "Xor": _xor,
+}
+
+
+def to_term(expr, sort_of: SortOf = default_sort_of, sign_of: SignOf | None = None) -> Term:
+    """One-off translation (no facts, so symbolic divisors keep their ``ite``)."""
+    return SympyToTerms(sort_of, sign_of)(expr)
+
+
+# ---------------------------------------------------------------- terms -> sympy
+
+class TermsToSympy:
+    """Writes terms as sympy, memoised per term.
+
+    ``symbols`` maps variable names to the sympy symbols to use (the caller's
+    own, so answers can be substituted into its expressions); a name not in it
+    gets a fresh ``Symbol`` (``integer=True`` for Int). ``vocabulary`` is
+    ``"sympy"`` (plain sympy) or ``"torch"`` (PyTorch's functions; needs torch).
+    """
+
+    def __init__(self, symbols: dict[str, sympy.Symbol] | None = None, vocabulary: str = "sympy"):
+        self.symbols = symbols if symbols is not None else {}
+        if vocabulary == "torch":
+            from torch.utils._sympy import functions as F
+
+            self.F = F
+        elif vocabulary == "sympy":
+            self.F = None
+        else:
+            raise ValueError(f"vocabulary must be 'sympy' or 'torch', not {vocabulary!r}")
+        self._memo: dict[int, object] = {}
+
+    def __call__(self, t: Term):
+        r = self._memo.get(t.id)
+        if r is None:
+            for s in T.subterms(t):  # children first: no deep recursion
+                if s.id not in self._memo:
+                    self._memo[s.id] = TO_SYMPY[s.kind](self, s)
+            r = self._memo[t.id]
+        return r
+
+    def arg(self, t: Term):
+        return self._memo[t.id]
+
+    def symbol(self, name: str, sort: Sort):
+        s = self.symbols.get(name)
+        if s is None:
+            s = sympy.Symbol(name, integer=True) if sort is INT else sympy.Symbol(name)
+            self.symbols[name] = s
+        return s
+
+    def floordiv(self, x, y):
+        """``x // y`` for a ``y`` known positive."""
+        if self.F is not None:
+            return self.F.FloorDiv(x, y)
+        return sympy.floor(x / y)
+
+    def pymod(self, x, y):
+        if self.F is not None:
+            return self.F.PythonMod(x, y)
+        return sympy.Mod(x, y)
+
+    def linear(self, t: Term) -> tuple[list, list, object]:
+        """``t`` as (positive terms, negated negative terms, constant)."""
+        coefs, c = T.linear_parts(t)
+        pos, neg = [], []
+        for a, v in sorted(coefs.items(), key=lambda p: p[0].id):
+            x = self.arg(a) if a.id in self._memo else self(a)
+            if v > 0:
+                pos.append(_number(v) * x)
+            else:
+                neg.append(_number(-v) * x)
+        return pos, neg, _number(c)
+
+
+def _number(v) -> sympy.Expr:
+    if isinstance(v, bool):
+        return sympy.true if v else sympy.false
+    if isinstance(v, Fraction):
+        return sympy.Integer(v.numerator) if v.denominator == 1 else sympy.Rational(v.numerator, v.denominator)
+    return sympy.Integer(v)
+
+
+def _back_const(tb, t):
+    if t.sort is BOOL:
+        return sympy.true if t.data else sympy.false
+    return _number(t.data)
+
+
+def _back_lin(tb, t):
+    pos, neg, c = tb.linear(t)
+    return sympy.Add(*pos) - sympy.Add(*neg) + c
+
+
+def _back_div(tb, t):
+    x, y = (tb.arg(a) for a in t.args)
+    d = t.args[1]
+    if d.kind == "const" and d.data > 0:
+        return tb.floordiv(x, y)
+    if d.kind == "const":
+        return -tb.floordiv(x, -y)
+    # Euclidean: floor(x/y) for y > 0, -floor(x/-y) for y < 0
+    return _ite(tb, y > 0, tb.floordiv(x, y), -tb.floordiv(x, -y))
+
+
+def _back_mod(tb, t):
+    x, y = (tb.arg(a) for a in t.args)
+    d = t.args[1]
+    if d.kind == "const":
+        return tb.pymod(x, abs(y))
+    return _ite(tb, y > 0, tb.pymod(x, y), tb.pymod(x, -y))
+
+
+def _ite(tb, c, a, b):
+    if tb.F is not None:
+        return tb.F.Where(c, a, b)
+    return sympy.Piecewise((a, c), (b, True))
+
+
+def _back_ite(tb, t):
+    c, a, b = (tb.arg(x) for x in t.args)
+    if t.sort is BOOL:
+        return sympy.ITE(c, a, b)
+    return _ite(tb, c, a, b)
+
+
+def _back_unary(plain, torch_name):
+    def build(tb, t):
+        x = tb.arg(t.args[0])
+        if tb.F is not None and torch_name:
+            return getattr(tb.F, torch_name)(x)
+        return plain(x)
+
+    return build
+
+
+def _back_rdiv(tb, t):
+    x, y = (tb.arg(a) for a in t.args)
+    if tb.F is not None:
+        return tb.F.FloatTrueDiv(x, y)
+    return x / y
+
+
+def _back_pow(tb, t):
+    b, e = (tb.arg(a) for a in t.args)
+    if tb.F is not None:
+        if t.sort is INT:
+            return tb.F.PowByNatural(b, e)
+        return tb.F.FloatPow(b, e)
+    return sympy.Pow(b, e)
+
+
+def _back_min_max(name):
+    def build(tb, t):
+        args = [tb.arg(a) for a in t.args]
+        cls = getattr(tb.F, name) if tb.F is not None else getattr(sympy, name)
+        return cls(*args)
+
+    return build
+
+
+def _back_compare(kind):
+    def build(tb, t):
+        pos, neg, c = tb.linear(t.args[0])
+        lhs, rhs = sympy.Add(*pos), sympy.Add(*neg) - c  # sum(pos) - sum(neg) + c <op> 0
+        if not pos and kind in ("le", "lt"):
+            lhs, rhs = sympy.Add(*neg), c  # c - sum(neg) <op> 0  <=>  sum(neg) >op< c
+            return sympy.Ge(lhs, rhs) if kind == "le" else sympy.Gt(lhs, rhs)
+        return {"le": sympy.Le, "lt": sympy.Lt, "eq": sympy.Eq, "ne": sympy.Ne}[kind](lhs, rhs)
+
+    return build
+
+
+#: term kind -> handler; the one table for the way back
+TO_SYMPY: dict[str, Callable[[TermsToSympy, Term], object]] = {
+    "const": _back_const,
+    "var": lambda tb, t: tb.symbol(t.data, t.sort),
+    "lin": _back_lin,
+    "mul": lambda tb, t: sympy.Mul(*(tb.arg(a) for a in t.args)),
+    "div": _back_div,
+    "mod": _back_mod,
+    "to_int": _back_unary(sympy.floor, "FloorToInt"),
+    "ceil": _back_unary(sympy.ceiling, "CeilToInt"),
+    "to_real": _back_unary(lambda x: x, "ToFloat"),
+    "rdiv": _back_rdiv,
+    "pow": _back_pow,
+    "min": _back_min_max("Min"),
+    "max": _back_min_max("Max"),
+    "ite": _back_ite,
+    "le": _back_compare("le"),
+    "lt": _back_compare("lt"),
+    "eq": _back_compare("eq"),
+    "ne": _back_compare("ne"),
+    "and": lambda tb, t: sympy.And(*(tb.arg(a) for a in t.args)),
+    "or": lambda tb, t: sympy.Or(*(tb.arg(a) for a in t.args)),
+    "not": lambda tb, t: sympy.Not(tb.arg(t.args[0])),
+}
+
+
+def to_sympy(t: Term, symbols: dict[str, sympy.Symbol] | None = None, vocabulary: str = "sympy"):
+    """One-off translation of a term to sympy."""
+    return TermsToSympy(symbols, vocabulary)(t)
+
+
+__all__ = [
+    "FROM_SYMPY", "TO_SYMPY", "SympyToTerms", "TermsToSympy", "UnsupportedExpression",
+    "default_sort_of", "to_sympy", "to_term",
+]

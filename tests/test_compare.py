@@ -1,0 +1,244 @@
+"""``absint compare``: tables, files, and above all the soundness check against Z3."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("z3")
+pytest.importorskip("matplotlib")
+
+from absint import compare  # noqa: E402
+from absint.cli import main  # noqa: E402
+from absint.evaluator import evaluate  # noqa: E402
+from absint.reasoner import Reasoner  # noqa: E402
+from absint.smtlib import parse_bytes  # noqa: E402
+from absint.verdict import Layer, Verdict  # noqa: E402
+from absint.z3_oracle import MissingExtra, as_value  # noqa: E402
+from benchmarks.generators import jagged_split  # noqa: E402
+
+SMALL = """(declare-const s0 Int)
+(set-info :example-s0 8)
+(declare-const s1 Int)
+(set-info :example-s1 3)
+(define-fun ge () Bool (>= s0 0))
+(assert ge)
+(define-fun ge_1 () Bool (>= s1 0))
+(assert ge_1)
+(define-fun le () Bool (<= s1 s0))
+(assert le)
+(define-fun add () Int (+ s0 s1))
+(define-fun ge_2 () Bool (>= add 0))
+(assert ge_2)
+(check-sat)
+"""
+CONTINGENT = 2  # (<= s1 s0): true at the example point, not implied by s0 >= 0, s1 >= 0
+
+FERMAT = """(declare-const x Int)
+(set-info :example-x 3)
+(declare-const y Int)
+(set-info :example-y 4)
+(declare-const z Int)
+(set-info :example-z 5)
+(assert (>= x 1))
+(assert (>= y 1))
+(assert (>= z 1))
+(assert (not (= (+ (* x x x) (* y y y)) (* z z z))))
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def claim(monkeypatch, text: str, index: int, verdict: Verdict) -> None:
+    """Make absint claim ``verdict`` for assert ``index`` of ``text`` (a deliberate bug)."""
+    target = parse_bytes(text.encode(), "x.smt2").facts[index].term  # terms are interned
+    real = Reasoner.decide
+
+    def decide(self, guard):
+        return verdict if guard is target else real(self, guard)
+
+    monkeypatch.setattr(Reasoner, "decide", decide)
+
+
+def run_compare(tmp_path: Path, *args: str) -> tuple[int, dict]:
+    out = tmp_path / "out"
+    rc = main(["compare", *args, "--out", str(out), "--no-cache", "--quiet"])
+    summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else {}
+    return rc, summary
+
+
+def test_jagged_programs_produce_every_output(tmp_path, capsys):
+    paths = [write(tmp_path, f"jagged_{n}_{seed}.smt2", jagged_split(n, seed)) for n, seed in ((4, 0), (16, 1))]
+    rc, summary = run_compare(tmp_path, *paths)
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert "unsound verdicts: none" in text and "total: 2 file(s)" in text
+    out = tmp_path / "out"
+    n = sum(len(parse_bytes(Path(p).read_bytes(), p).facts) for p in paths)
+    assert summary["totals"]["absint"]["asserts"] == summary["totals"]["z3"]["asserts"] == n
+    assert summary["unsound_count"] == 0 and summary["problem_count"] == 0
+    conf = summary["confusion_absint_x_z3"]
+    assert sum(sum(r.values()) for r in conf.values()) == n
+    with open(out / "asserts.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == n
+    assert set(rows[0]) >= {"file", "index", "line", "assert", "absint", "layer", "z3", "absint_seconds", "z3_seconds"}
+    assert all(r["absint"] in "TF?" and r["z3"] in "TF?ux" for r in rows)
+    png = (out / "cactus.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+    assert [f["file"] for f in summary["files"]] == ["jagged_4_0.smt2", "jagged_16_1.smt2"]  # as given
+
+
+def test_a_wrong_true_is_caught_with_a_counterexample(tmp_path, monkeypatch, capsys):
+    claim(monkeypatch, SMALL, CONTINGENT, Verdict.true(Layer.INTERVAL))
+    rc, summary = run_compare(tmp_path, write(tmp_path, "small.smt2", SMALL))
+    assert rc == 1
+    assert "UNSOUND" in capsys.readouterr().out
+    [u] = summary["unsound"]
+    assert (u["file"], u["index"], u["absint"], u["z3"], u["kind"]) == ("small.smt2", CONTINGENT, "T", "?",
+                                                                         "counterexample")
+    assert u["line"] == 10 and "s1" in u["assert"]
+    assert u["evaluator"] == "confirmed by absint's evaluator"
+    # the counterexample really falsifies the assert and satisfies the ones before it
+    program = parse_bytes(SMALL.encode(), "small.smt2")
+    point = {k: as_value(v) for k, v in u["model"].items()}
+    assert all(evaluate(f.term, point) is True for f in program.facts[:CONTINGENT])
+    assert evaluate(program.facts[CONTINGENT].term, point) is False
+    assert set(u["model_of_assert"]) == {"s0", "s1"}
+
+
+def test_a_wrong_false_is_caught_with_a_witness(tmp_path, monkeypatch):
+    claim(monkeypatch, SMALL, 1, Verdict.false(Layer.INTERVAL))
+    rc, summary = run_compare(tmp_path, write(tmp_path, "small.smt2", SMALL))
+    assert rc == 1
+    [u] = summary["unsound"]
+    assert (u["index"], u["absint"], u["kind"]) == (1, "F", "witness")
+    point = {k: as_value(v) for k, v in u["model"].items()}
+    program = parse_bytes(SMALL.encode(), "small.smt2")
+    assert all(evaluate(f.term, point) is True for f in program.facts[:2])
+
+
+def test_z3_timeouts_are_not_disagreements(tmp_path, monkeypatch, capsys):
+    claim(monkeypatch, FERMAT, 3, Verdict.true(Layer.INTERVAL))
+    rc, summary = run_compare(tmp_path, write(tmp_path, "fermat.smt2", FERMAT), "--timeout-ms", "50")
+    assert rc == 0
+    assert summary["unsound_count"] == 0
+    assert summary["totals"]["z3"]["gave up"] == 1
+    [g] = summary["gave_up"]
+    assert (g["index"], g["absint"], g["z3"]) == (3, "T", "u")
+    assert summary["confusion_absint_x_z3"]["T"]["u"] == 1
+    assert "Z3 gave up on" in capsys.readouterr().out
+
+
+def test_reference_file_mode(tmp_path, monkeypatch):
+    path = write(tmp_path, "small.smt2", SMALL)
+    ref = tmp_path / "ref.txt"
+    # a reference that says '?' where Z3 can prove T is corrected by a real query, not reported
+    ref.write_text("small.smt2 ???? 0.250\n")
+    rc, summary = run_compare(tmp_path, path, "--z3-reference", str(ref))
+    assert rc == 0, summary["unsound"]
+    [f] = summary["files"]
+    assert f["z3"]["source"] == "reference" and f["z3"]["seconds"] == 0.25
+    assert f["z3"]["letters"] == "???T"
+    # a wrong T where the reference says '?' gets a counterexample from a real Z3 query
+    claim(monkeypatch, SMALL, CONTINGENT, Verdict.true(Layer.INTERVAL))
+    rc, summary = run_compare(tmp_path, path, "--z3-reference", str(ref))
+    assert rc == 1 and summary["unsound"][0]["index"] == CONTINGENT and "model" in summary["unsound"][0]
+    # a reference that read a different number of asserts is a problem of the file
+    ref.write_text("small.smt2 ??? 0.250\n")
+    monkeypatch.setattr(Reasoner, "decide", Reasoner.decide)
+    rc, summary = run_compare(tmp_path, path, "--z3-reference", str(ref))
+    assert rc == 1 and "assert count differs" in summary["problems"][0]["problem"]
+
+
+def test_markdown_table_names_its_command(tmp_path):
+    paths = [write(tmp_path, "A___0.smt2", SMALL), write(tmp_path, "A___1.smt2", jagged_split(3, 0)),
+             write(tmp_path, "B___0.smt2", FERMAT)]
+    md = tmp_path / "precision.md"
+    rc = main(["compare", *paths, "--out", str(tmp_path / "o"), "--no-cache", "-q", "--markdown", str(md)])
+    assert rc == 0
+    text = md.read_text()
+    assert "absint compare" in text.splitlines()[4] and "--markdown" in text.splitlines()[4]
+    assert "| A | 2 |" in text and "| B | 1 |" in text and "| **total** | 3 |" in text
+    assert "Unsound verdicts: **0**" in text
+
+
+def test_missing_z3_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
+    from absint import z3_oracle
+
+    def missing():
+        raise MissingExtra(z3_oracle.INSTALL_HINT)
+
+    monkeypatch.setattr(z3_oracle, "require_z3", missing)
+    rc = main(["compare", write(tmp_path, "s.smt2", SMALL), "--out", str(tmp_path / "o"), "-q"])
+    assert rc == 2
+    assert "pip install 'absint[z3]'" in capsys.readouterr().err
+
+
+def test_missing_torch_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
+    from absint import shapeenv_oracle
+
+    def missing():
+        raise MissingExtra(shapeenv_oracle.INSTALL_HINT)
+
+    monkeypatch.setattr(shapeenv_oracle, "require_torch", missing)
+    rc = main(["compare", write(tmp_path, "s.smt2", SMALL), "--against", "z3", "--against", "shapeenv",
+               "--out", str(tmp_path / "o"), "-q", "--no-cache"])
+    assert rc == 2
+    assert "pip install 'absint[shapeenv]' (torch==2.13.0)" in capsys.readouterr().err
+
+
+def test_spread_sample_takes_both_ends(tmp_path):
+    files = [write(tmp_path, f"f{i}.smt2", "x" * (i + 1)) for i in range(10)]
+    picked = compare.spread_sample(files, 3)
+    assert picked == [files[0], files[4], files[9]] or picked == [files[0], files[5], files[9]]
+    assert compare.spread_sample(files, None) == files
+
+
+DIV_MOD = """(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+ (to_int x) 1)))
+(declare-const s0 Int)
+(set-info :example-s0 12)
+(declare-const s1 Int)
+(set-info :example-s1 4)
+(declare-const u0 Int)
+(assert (>= s0 0))
+(assert (> s1 0))
+(assert (= (mod s0 4) 0))
+(assert (= (* (div s0 4) 4) s0))
+(assert (= (mod s0 s1) 0))
+(assert (>= (div s0 (- 2)) (- 6)))
+(assert (<= (ceil (/ s0 2)) s0))
+(assert (>= u0 0))
+(assert (>= (+ u0 1) 1))
+(assert (< s0 s0))
+"""
+
+
+def test_shapeenv_runs_the_compilers_way(tmp_path):
+    pytest.importorskip("torch")
+    from absint import shapeenv_oracle
+
+    r = shapeenv_oracle.run_file(DIV_MOD.encode())
+    assert r.error is None and len(r.letters) == 10
+    assert set(r.letters) <= set("TF?ne")
+    # no sign assumption: s0 >= 0 is a real guard, and so is u0 >= 0
+    assert r.letters[0] == "?" and r.letters[7] == "?"
+    assert r.letters[8] == "T"  # u0 + 1 >= 1 from the runtime assert u0 >= 0
+    assert r.letters[9] == "F"  # sympy folds s0 < s0 to false
+    assert r.positive_divisor_reading == 1  # (mod s0 s1) read as PythonMod with s1 > 0 at the example
+
+
+def test_compare_with_shapeenv(tmp_path):
+    pytest.importorskip("torch")
+    rc, summary = run_compare(tmp_path, write(tmp_path, "s.smt2", SMALL), "--against", "z3", "--against", "shapeenv")
+    assert rc == 0
+    assert summary["totals"]["shapeenv"]["asserts"] == 4
+    conf = summary["confusion_shapeenv_x_z3"]
+    assert conf["T"].get("?", 0) == 0
