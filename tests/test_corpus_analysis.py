@@ -1,0 +1,58 @@
+"""The whole development corpus through the analysis: soundness against the example points
+and the Z3 reference, and the precision floor the issues set (99.5% of Z3's implied asserts)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+
+from benchmarks.precision import family, read_reference, tabulate
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+REFERENCE = ROOT.parent / "shared" / "reference" / "z3_dev.txt"
+
+pytestmark = pytest.mark.corpus
+
+
+def _analyze(path: str) -> dict:
+    from absint.analysis import analyze_file
+
+    return analyze_file(path)
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict]:
+    if not CORPUS.is_dir() or not REFERENCE.exists():
+        pytest.skip("../shared/corpus or ../shared/reference is absent: the corpus tests need the shared data")
+    files = sorted((str(p) for p in CORPUS.glob("*.smt2")), key=lambda f: -os.path.getsize(f))
+    with multiprocessing.get_context("fork").Pool(os.cpu_count() or 1, maxtasksperchild=100) as pool:
+        return list(pool.imap_unordered(_analyze, files, chunksize=4))
+
+
+def test_every_file_is_analysed_without_error(records):
+    assert len(records) == len(list(CORPUS.glob("*.smt2")))
+    assert [r["file"] for r in records if r["error"]] == []
+
+
+def test_no_assert_is_refuted_and_no_verdict_contradicts_the_example_point(records):
+    refuted = [(r["file"], i) for r in records for i, v in enumerate(r["verdicts"]) if v == "F"]
+    violations = [(r["file"], r["example_violations"]) for r in records if r["example_violations"]]
+    assert refuted == [] and violations == []
+
+
+def test_no_true_where_z3_finds_the_assert_not_implied(records):
+    reference = read_reference(REFERENCE)
+    wrong = [(r["file"], i) for r in records
+             for i, (a, z) in enumerate(zip(r["verdicts"], reference[r["file"]][0])) if a == "T" and z == "?"]
+    assert wrong == []
+
+
+def test_at_least_99_5_percent_of_z3s_implied_asserts_are_proved(records):
+    rows, info = tabulate(records, read_reference(REFERENCE))
+    total = rows[-1][1]
+    assert total["both_T"] / total["z3_T"] >= 0.995, f"recall {total['both_T'] / total['z3_T']:.4f}"
+    assert {family(r["file"]) for r in records} == {name for name, _ in rows[:-1]}
