@@ -1,0 +1,126 @@
+"""Layer 2: isl polyhedra on slices, packing, symbolic bounds."""
+
+from __future__ import annotations
+
+from absint import terms as T
+from absint.reasoner import Reasoner
+from absint.verdict import Layer, Truth
+from domains.packing import UnionFind, nearest_slice
+from domains.polyhedra import LinearConstraint as C
+from domains.polyhedra import Polyhedron
+
+u0, u1, u2, s0, s1 = (T.var(n, T.INT) for n in ("u0", "u1", "u2", "s0", "s1"))
+k = T.const
+
+
+def reasoner(*facts) -> Reasoner:
+    r = Reasoner()
+    for f in facts:
+        r.assume(f)
+    return r
+
+
+# ---------------------------------------------------------------- polyhedra
+
+def test_polyhedron_entails_transitive_bound():
+    p = Polyhedron(3)
+    p.add(C(((0, -1), (1, 1)), 0))  # x0 <= x1
+    p.add(C(((1, -1), (2, 1)), 0))  # x1 <= x2
+    assert p.entails(C(((0, -1), (2, 1)), 0)) is True
+    assert p.entails(C(((0, 1), (2, -1)), 0)) is False
+
+
+def test_polyhedron_reasons_over_the_integers():
+    p = Polyhedron(1)
+    p.add(C(((0, 2),), -1))   # 2x >= 1
+    p.add(C(((0, -2),), 1))   # 2x <= 1: rationally x = 1/2, no integer
+    assert p.is_empty() is True
+
+
+def test_polyhedron_out_of_operations_is_unknown_not_an_answer():
+    p = Polyhedron(6, max_operations=1)
+    for i in range(5):
+        p.add(C(((i, -1), (i + 1, 1)), 0))
+    assert p.entails(C(((0, -1), (5, 1)), 0)) is None
+
+
+def test_parametric_maximum_gives_the_pieces_of_a_minimum():
+    p = Polyhedron(1, n_params=2)  # x0 <= p0 and x0 <= p1 - 1
+    p.add(C(((0, 1),), 0))
+    p.add(C(((0, -1), (1, 1)), 0))
+    p.add(C(((0, -1), (2, 1)), -1))
+    pieces = p.parametric_maximum(((0, 1),), 0)
+    assert {(pc[0], pc[1], c) for _, pc, c, _ in pieces} == {(0, 1, -1), (1, 0, 0)}
+
+
+def test_big_coefficients_are_exact():
+    p = Polyhedron(1)
+    big = 2**80 + 3
+    p.add(C(((0, 1),), -big))       # x >= big
+    assert p.entails(C(((0, 1),), -big + 1)) is True    # x >= big - 1
+    assert p.entails(C(((0, 1),), -big - 1)) is False   # x >= big + 1
+
+
+# ---------------------------------------------------------------- packing
+
+def test_union_find_blocks():
+    uf = UnionFind()
+    uf.union("a", "b")
+    uf.union("c", "d")
+    assert uf.find("a") == uf.find("b") and uf.find("a") != uf.find("c")
+    uf.union("b", "c")
+    assert uf.block_size("d") == 4 and not uf.related("e")
+
+
+def test_nearest_slice_stops_at_the_weight_limit_nearest_first():
+    chain = {i: [i - 1, i + 1] for i in range(100)}
+    got = nearest_slice([50], lambda i: chain[i], limit=5)
+    assert got[0] == 50 and set(got) == {48, 49, 50, 51, 52}
+
+
+# ---------------------------------------------------------------- the layer through the reasoner
+
+def test_chain_of_inequalities_is_decided_by_polyhedra():
+    v = reasoner(T.le(u0, u1), T.le(u1, u2)).decide(T.le(u0, u2))
+    assert v.truth is Truth.TRUE and v.by is Layer.POLYHEDRA
+
+
+def test_sum_of_nonnegative_parts_bounds_each_partial_sum():
+    facts = [T.ge(u, k(0)) for u in (u0, u1, u2)] + [T.eq(T.add(u0, u1, u2), s0)]
+    r = reasoner(*facts)
+    assert r.decide(T.le(T.add(u0, u1), s0)).truth is Truth.TRUE
+    assert r.decide(T.gt(T.add(u0, u1), s0)).truth is Truth.FALSE
+
+
+def test_guard_not_implied_stays_unknown():
+    r = reasoner(T.le(u0, u1), T.le(u1, u2))
+    assert r.decide(T.le(u2, u0)).truth is Truth.UNKNOWN
+
+
+def test_product_bound_links_factor_and_product():
+    # u0 <= s0*s1 with s1 in [1, 4] and s0 <= 10: u0 <= 40 needs the product's McCormick link
+    r = reasoner(T.ge(s0, k(0)), T.le(s0, k(10)), T.ge(s1, k(1)), T.le(s1, k(4)), T.le(u0, T.mul(s0, s1)))
+    assert r.decide(T.le(u0, k(40))).truth is Truth.TRUE
+
+
+# ---------------------------------------------------------------- symbolic bounds
+
+def test_upper_bound_of_a_nonzero_size_is_the_product():
+    r = reasoner(T.ge(s0, k(1)), T.ge(s1, k(1)), T.ge(u0, k(0)), T.le(u0, T.mul(s0, s1)))
+    assert r.upper_bound(u0, [s0, s1]) == [T.mul(s0, s1)]
+    assert r.lower_bound(u0, [s0, s1]) == [k(0)]
+
+
+def test_upper_bound_shaped_like_a_minimum_reports_both_pieces():
+    r = reasoner(T.ge(u0, k(0)), T.le(u0, s0), T.le(u0, T.sub(s1, k(1))))
+    pieces = r.upper_bound(u0, [s0, s1])
+    assert pieces is not None and set(pieces) == {s0, T.sub(s1, k(1))}
+
+
+def test_upper_bound_without_any_fact_is_none():
+    assert Reasoner().upper_bound(u0, [s0]) is None
+
+
+def test_numeric_upper_bound_when_no_symbol_is_given():
+    r = reasoner(T.le(u0, k(7)))
+    assert r.upper_bound(u0, []) == [k(7)]
