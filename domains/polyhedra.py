@@ -129,6 +129,27 @@ class Polyhedron:
             out.append((dom, pcoefs, c, den))
         return out
 
+    def gist(self, cs: Iterable[LinearConstraint]) -> list[LinearConstraint] | None:
+        """The constraints still needed of ``cs`` where this polyhedron holds (isl gist):
+        ``gist ∩ self = cs ∩ self``. An empty list: ``cs`` is entailed. None when isl
+        ran out of budget or the answer needs local (existential) variables."""
+
+        def compute():
+            guard = isl.BasicSet.universe(self.space)
+            for c in cs:
+                guard = guard.add_constraint(self._constraint(c))
+            g = guard.gist(self.bset)
+            if g.dim(isl.dim_type.div):
+                return None
+            out = []
+            for con in g.get_constraints():
+                coefs = tuple((i, v) for i in range(self.n + self.n_params)
+                              if (v := con.get_coefficient_val(*self._dim(i)).to_python()) != 0)
+                out.append(LinearConstraint(coefs, con.get_constant_val().to_python(), con.is_equality()))
+            return out
+
+        return self._guarded(compute)
+
 
 def _val(ctx: isl.Context, v: int) -> isl.Val:
     """An isl integer of any size, built arithmetically (no string parsing)."""
