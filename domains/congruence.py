@@ -317,8 +317,8 @@ def to_real(x: Congruence) -> Congruence:
     return TOP_REAL
 
 
-def minimum(args: Sequence[Congruence], real: bool) -> Congruence:
-    """min(a, b) ∈ γ(a) ∪ γ(b) ⊆ γ(a ⊔ b)"""
+def min_max(args: Sequence[Congruence], real: bool) -> Congruence:
+    """min(a, b), max(a, b) ∈ γ(a) ∪ γ(b) ⊆ γ(a ⊔ b)"""
     out = args[0]
     for a in args[1:]:
         out = join(out, a)
@@ -508,8 +508,8 @@ def _f_to_real(t, args):
     return to_real(args[0])
 
 
-def _f_min(t, args):
-    return minimum(args, t.sort is REAL)
+def _f_min_max(t, args):
+    return min_max(args, t.sort is REAL)
 
 
 FORWARD = {
@@ -524,8 +524,8 @@ FORWARD = {
     "to_int": _f_to_int,
     "ceil": _f_ceil,
     "to_real": _f_to_real,
-    "min": _f_min,
-    "max": _f_min,
+    "min": _f_min_max,
+    "max": _f_min_max,
 }
 
 

@@ -252,3 +252,18 @@ def test_truth_decides_constants(domain_name, sort):
         v = domain.constant(c, sort)
         for kind, holds in _HOLDS.items():
             assert domain.truth(kind, v) is holds(c)
+
+
+@pytest.mark.parametrize("domain_name", DOMAINS)
+def test_forward_of_constant_term_is_that_constant(domain_name):
+    domain, _ = DOMAINS[domain_name]
+    for c in (T.const(-3), T.const(F(5, 2), T.REAL)):
+        out = domain.forward(c, [])
+        assert concretise(out, c.sort) == [c.data]
+
+
+@pytest.mark.parametrize("domain_name", DOMAINS)
+@pytest.mark.parametrize("sort", [T.INT, T.REAL], ids=["int", "real"])
+def test_forward_of_variable_is_top(domain_name, sort):
+    domain, _ = DOMAINS[domain_name]
+    assert domain.leq(domain.top(sort), domain.forward(T.var("v", sort), []))
