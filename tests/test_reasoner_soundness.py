@@ -115,12 +115,8 @@ def _z3_unsat(facts, extra) -> bool | None:
     return None
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(PROGRAMS)
-def test_no_verdict_is_refuted_by_z3(program):
-    pytest.importorskip("z3")
-    bounds, facts, guards = program
-    facts = bounds + facts
+def _assert_z3_agrees(facts, guards) -> None:
+    """Every TRUE/FALSE verdict (and a reported contradiction) must survive Z3."""
     r, verdicts = _verdicts(facts, guards)
     if r.contradiction:
         assert _z3_unsat(facts, T.TRUE) is not False, "facts reported contradictory but Z3 finds a model"
@@ -130,6 +126,15 @@ def test_no_verdict_is_refuted_by_z3(program):
             assert _z3_unsat(facts, T.not_(g)) is not False, f"TRUE ({v.by}) but Z3 refutes {to_smtlib(g)}"
         elif v.truth is Truth.FALSE:
             assert _z3_unsat(facts, g) is not False, f"FALSE ({v.by}) but Z3 satisfies {to_smtlib(g)}"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PROGRAMS)
+def test_no_verdict_is_refuted_by_z3(program):
+    pytest.importorskip("z3")
+    bounds, facts, guards = program
+    facts = bounds + facts
+    _assert_z3_agrees(facts, guards)
 
 
 # relational programs: linear facts over several unbounded variables, the polyhedra layer's ground
@@ -146,15 +151,7 @@ REL_GUARDS = st.lists(st.tuples(st.sampled_from([T.le, T.lt, T.eq, T.ne]), LIN).
 @given(REL_FACTS, REL_GUARDS)
 def test_relational_verdicts_agree_with_z3(facts, guards):
     pytest.importorskip("z3")
-    r, verdicts = _verdicts(facts, guards)
-    if r.contradiction:
-        assert _z3_unsat(facts, T.TRUE) is not False
-        return
-    for g, v in zip(guards, verdicts):
-        if v.truth is Truth.TRUE:
-            assert _z3_unsat(facts, T.not_(g)) is not False, f"TRUE ({v.by}) but Z3 refutes {to_smtlib(g)}"
-        elif v.truth is Truth.FALSE:
-            assert _z3_unsat(facts, g) is not False, f"FALSE ({v.by}) but Z3 satisfies {to_smtlib(g)}"
+    _assert_z3_agrees(facts, guards)
 
 
 def test_relational_layer_decides_what_intervals_cannot():
