@@ -23,6 +23,8 @@ import time
 from collections import Counter
 from typing import Any, Iterable
 
+from rich.text import Text
+
 from absint.executors import (
     DaskExecutor,
     ExecutorUnavailable,
@@ -180,11 +182,8 @@ class _Live:
         rate = self.asserts / max(time.monotonic() - self.start, 1e-9)
         self._bar.update(self._id, advance=max(task.size, 1), files=self.files, rate=f"{rate:,.0f}",
                          last=task.name)
-        if record.get("error"):
-            self._bar.console.print(f"[red]{task.name}: {record['error']}[/red]", highlight=False)
-        elif record.get("example_violations"):
-            self._bar.console.print(f"[bold red]{task.name}: SOUNDNESS BUG at asserts "
-                                    f"{record['example_violations']}[/bold red]", highlight=False)
+        if record.get("error") or record.get("example_violations"):
+            self._bar.console.print(Text(file_line(record), style="bold red"))
 
 
 # ------------------------------------------------------------------ report
@@ -252,14 +251,14 @@ def _print_summary(console, s: dict[str, Any], wall: float, resumed: int, where:
     table.add_row("CPU time", f"{s['cpu']:.2f} s", "")
     table.add_row("wall time", f"{wall:.2f} s", where)
     for i, r in enumerate(s["slowest"]):
-        table.add_row("slowest" if i == 0 else "", f"{r.get('seconds') or 0.0:.2f} s", r["file"])
+        table.add_row("slowest" if i == 0 else "", f"{r.get('seconds') or 0.0:.2f} s", Text(r["file"]))
     console.print(table)
     if stats is not None:
         st = Table(title="verdicts per layer", title_justify="left")
         st.add_column("layer")
         st.add_column("verdicts", justify="right")
         for layer, n in sorted(stats.items(), key=lambda kv: (-kv[1], kv[0])):
-            st.add_row(layer, str(n))
+            st.add_row(Text(layer), str(n))
         console.print(st)
 
 
@@ -330,8 +329,8 @@ def report(args, records: list[Record], new: int, wall: float, where: str) -> di
     err = Console(file=sys.stderr, highlight=False)
     for r in records:
         if r.get("example_violations"):
-            err.print(f"[bold red]SOUNDNESS BUG: {r['file']}: verdicts contradicted by the example point "
-                      f"at asserts {r['example_violations']}[/bold red]")
+            err.print(Text(f"SOUNDNESS BUG: {r['file']}: verdicts contradicted by the example point "
+                           f"at asserts {r['example_violations']}", style="bold red"))
     return s
 
 
