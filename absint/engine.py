@@ -315,21 +315,13 @@ class Engine:
             if p.kind == "mul" and t.sort is INT:
                 return self._truth_by_dominance(kind, k, p, c)
             return None
-        if kind == "and":
-            out = True
+        if kind in ("and", "or"):
+            absorbing = kind == "or"  # a TRUE disjunct decides an `or`, a FALSE conjunct an `and`
+            out = not absorbing
             for a in b.args:
                 r = self.truth(a)
-                if r is False:
-                    return False
-                if r is None:
-                    out = None
-            return out
-        if kind == "or":
-            out = False
-            for a in b.args:
-                r = self.truth(a)
-                if r is True:
-                    return True
+                if r is absorbing:
+                    return absorbing
                 if r is None:
                     out = None
             return out
