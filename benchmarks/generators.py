@@ -38,6 +38,8 @@ PRELUDE = (
     "(define-fun sqrt ((x Real)) Real (^ x 0.5))",
     "",
 )
+#: the corpus prelude as one text, for hand-written programs (tests, examples)
+PRELUDE_TEXT = "\n".join(PRELUDE)
 
 IMPLIED = "T"  # follows from the asserts before it
 REAL = "?"  # does not: a real guard (it holds at the example point)

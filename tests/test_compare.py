@@ -37,17 +37,7 @@ SMALL = """(declare-const s0 Int)
 """
 CONTINGENT = 2  # (<= s1 s0): true at the example point, not implied by s0 >= 0, s1 >= 0
 
-FERMAT = """(declare-const x Int)
-(set-info :example-x 3)
-(declare-const y Int)
-(set-info :example-y 4)
-(declare-const z Int)
-(set-info :example-z 5)
-(assert (>= x 1))
-(assert (>= y 1))
-(assert (>= z 1))
-(assert (not (= (+ (* x x x) (* y y y)) (* z z z))))
-"""
+from programs import FERMAT  # noqa: E402  (hard for Z3: cubes)
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:

@@ -15,13 +15,7 @@ from absint.program import Position, Program
 from absint.smtlib import SmtLibError, parse, parse_bytes, read_file
 from absint.terms import BOOL, INT, REAL
 
-PRELUDE = """\
-(set-option :produce-models true)
-(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+ (to_int x) 1)))
-(define-fun min2 ((x Int) (y Int)) Int (ite (< x y) x y))
-(define-fun max2 ((x Int) (y Int)) Int (ite (> x y) x y))
-(define-fun sqrt ((x Real)) Real (^ x 0.5))
-"""
+from benchmarks.generators import PRELUDE_TEXT as PRELUDE  # noqa: E402
 DECLS = """\
 (declare-const x Int)
 (set-info :example-x 3)

@@ -28,13 +28,7 @@ r, q = T.var("r", REAL), T.var("q", REAL)
 p, b = T.var("p", BOOL), T.var("b", BOOL)
 c = T.const
 
-PRELUDE = """\
-(set-option :produce-models true)
-(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+ (to_int x) 1)))
-(define-fun min2 ((x Int) (y Int)) Int (ite (< x y) x y))
-(define-fun max2 ((x Int) (y Int)) Int (ite (> x y) x y))
-(define-fun sqrt ((x Real)) Real (^ x 0.5))
-"""
+from benchmarks.generators import PRELUDE_TEXT as PRELUDE  # noqa: E402
 
 
 def read_output(expr: str, sort: str = "Int", decls: str = "") -> T.Term:

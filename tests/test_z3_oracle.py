@@ -17,12 +17,8 @@ from absint.smtlib import parse_bytes  # noqa: E402
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "z3_dev.txt"
 
-PRELUDE = """(set-option :produce-models true)
-(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+ (to_int x) 1)))
-(define-fun min2 ((x Int) (y Int)) Int (ite (< x y) x y))
-(define-fun max2 ((x Int) (y Int)) Int (ite (> x y) x y))
-(define-fun sqrt ((x Real)) Real (^ x 0.5))
-"""
+from benchmarks.generators import PRELUDE_TEXT as PRELUDE  # noqa: E402
+from programs import FERMAT  # noqa: E402
 
 #: the corpus dialect's corners: `-1` literals, a 0-ary define named `ceil` after the macro
 #: of that name, the macro still applied afterwards, Real division, div/mod by a symbol
@@ -59,17 +55,7 @@ DIALECT = PRELUDE + """(declare-const s0 Int)
 #: 5 T (s1 | s0), 6 T (trivial), 7 ? (s0 = 0 is allowed)
 DIALECT_LETTERS = "???T?TT?"
 
-TIMEOUT = PRELUDE + """(declare-const x Int)
-(set-info :example-x 3)
-(declare-const y Int)
-(set-info :example-y 4)
-(declare-const z Int)
-(set-info :example-z 5)
-(assert (>= x 1))
-(assert (>= y 1))
-(assert (>= z 1))
-(assert (not (= (+ (* x x x) (* y y y)) (* z z z))))
-"""
+TIMEOUT = PRELUDE + FERMAT
 
 
 def test_z3_reads_the_dialect_like_absint():
