@@ -66,22 +66,22 @@ class Rewriter:
 
     def __init__(self, oracle: Callable[[Term], bool | None] | None = None) -> None:
         self.bindings: dict[Term, Term] = {}
-        self._memo: dict[int, Term] = {}
+        self._memo: dict[Term, Term] = {}
         self.oracle = oracle
         self._volatile = False
         #: results that rest on an unproved side condition: (epoch until which it is reused,
         #: the result, how often the condition failed)
-        self._tentative: dict[int, tuple[int, Term, int]] = {}
+        self._tentative: dict[Term, tuple[int, Term, int]] = {}
         #: bumped by the owner whenever what the oracle knows may have grown
         self.epoch = 0
 
     def normalize(self, t: Term) -> Term:
-        r = self._memo.get(t.id)
+        r = self._memo.get(t)
         if r is not None:
             return r
         if not t.args and t.kind != "var":
             return t
-        tentative = self._tentative.get(t.id)
+        tentative = self._tentative.get(t)
         if tentative is not None and self.epoch < tentative[0]:
             self._volatile = True
             return tentative[1]
@@ -92,9 +92,9 @@ class Rewriter:
             # retried after 1, 2, 4, ... epochs: a side condition that keeps failing costs
             # less and less (facts only accumulate, so a late success is still found)
             fails = 0 if tentative is None else min(tentative[2] + 1, 12)
-            self._tentative[t.id] = (self.epoch + (1 << fails), r, fails)
+            self._tentative[t] = (self.epoch + (1 << fails), r, fails)
         else:
-            self._memo[t.id] = r
+            self._memo[t] = r
         self._volatile = outer or self._volatile
         return r
 
@@ -121,7 +121,9 @@ class Rewriter:
         (``!= 0`` suffices for ``=``/``!=``; a negative ``m`` flips an inequality)."""
         t = r.args[0]
         coefs, c = t.data
-        if c != 0 or t.sort is not INT:
+        if c != 0 or t.sort is not INT or len(coefs) == 1:
+            # one monomial k*m: dividing by m only restates the sign of m, which the
+            # interval layer reads from m's value anyway
             return r
         common = common_factors(t.args)
         if not common:
@@ -185,10 +187,20 @@ class Rewriter:
 
     def _linear(self, t: Term) -> Term:
         coefs, c = t.data
-        out: dict[Term, object] = {}
+        memo = self._memo
+        args = t.args
+        # most atoms of a large sum are already normal: find the first that is not
+        for i, a in enumerate(args):
+            if memo.get(a) is not a:
+                break
+        else:
+            return t
+        out: dict[Term, object] = dict(zip(args[:i], coefs[:i]))
         changed = False
-        for a, v in zip(t.args, coefs):
-            na = self.normalize(a)
+        for a, v in zip(args[i:], coefs[i:]):
+            na = memo.get(a)
+            if na is None:
+                na = self.normalize(a)
             if na is a:
                 out[a] = out.get(a, 0) + v
                 continue

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import operator
 from fractions import Fraction
 from typing import Iterable, Iterator, Union
 
@@ -64,6 +65,7 @@ COMPARISON_KINDS = frozenset({"le", "lt", "eq", "ne"})
 
 _ids = itertools.count()
 _table: dict[tuple, "Term"] = {}
+_ID = operator.attrgetter("id")  # the canonical order of atoms and factors
 
 
 @attrs.frozen(eq=False, repr=False, slots=True)
@@ -180,17 +182,18 @@ def linear_parts(t: Term) -> tuple[dict[Term, Number], Number]:
 
 def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
     """The canonical term for ``sum coefs[a]*a + c`` (zero coefficients dropped)."""
-    items = [(a, v) for a, v in coefs.items() if v != 0]
-    if not items:
+    atoms = [a for a, v in coefs.items() if v != 0]
+    if not atoms:
         return const(c, sort)
-    if len(items) == 1 and c == 0 and items[0][1] == 1:
-        return items[0][0]
-    items.sort(key=lambda p: p[0].id)
-    atoms = tuple(a for a, _ in items)
-    vals = tuple(v for _, v in items)
+    if len(atoms) == 1:
+        a = atoms[0]
+        if c == 0 and coefs[a] == 1:
+            return a
+    else:
+        atoms.sort(key=_ID)
     if sort is INT:
-        return _intern("lin", INT, atoms, (vals, c))
-    return _intern("lin", REAL, atoms, (tuple(Fraction(v) for v in vals), Fraction(c)))
+        return _intern("lin", INT, tuple(atoms), (tuple([coefs[a] for a in atoms]), c))
+    return _intern("lin", REAL, tuple(atoms), (tuple([Fraction(coefs[a]) for a in atoms]), Fraction(c)))
 
 
 def _check_numeric(t: Term) -> None:
@@ -201,8 +204,10 @@ def _check_numeric(t: Term) -> None:
 def _common_sort(ts: Iterable[Term]) -> Sort:
     sort = INT
     for t in ts:
-        _check_numeric(t)
-        if t.sort is REAL:
+        s = t.sort
+        if s is not INT:
+            if s is BOOL:
+                _check_numeric(t)
             sort = REAL
     return sort
 
@@ -314,7 +319,7 @@ def mul(*ts: Term) -> Term:
         return const(k, sort)
     if len(factors) == 1:
         return scale(factors[0], k)
-    factors.sort(key=lambda f: f.id)
+    factors.sort(key=_ID)
     return scale(_intern("mul", sort, tuple(factors), None), k)
 
 
@@ -531,17 +536,22 @@ def maximum(*ts: Term) -> Term:
 # ---------------------------------------------------------------- comparisons
 
 def _primitive_int(coefs: dict[Term, Number], c: int, kind: str) -> Term:
+    """``sum coefs[a]*a + c <kind> 0`` divided by the gcd of the coefficients (some non-zero)."""
     g = math.gcd(*coefs.values())
     if kind == "le":
         # sum g*a + c <= 0  <=>  sum a <= floor(-c/g)  <=>  sum a + ceil(c/g) <= 0
+        if g == 1:
+            return _intern_cmp("le", make_linear(INT, coefs, c))
         return _intern_cmp("le", make_linear(INT, {a: v // g for a, v in coefs.items()}, -((-c) // g)))
     # eq / ne
     if c % g:
         return FALSE if kind == "eq" else TRUE
-    items = sorted(coefs.items(), key=lambda p: p[0].id)
-    if items[0][1] < 0:
+    lead = min([a for a, v in coefs.items() if v], key=_ID)
+    if coefs[lead] < 0:
         g = -g
-    return _intern_cmp(kind, make_linear(INT, {a: v // g for a, v in items}, c // g))
+    if g == 1:
+        return _intern_cmp(kind, make_linear(INT, coefs, c))
+    return _intern_cmp(kind, make_linear(INT, {a: v // g for a, v in coefs.items()}, c // g))
 
 
 def _intern_cmp(kind: str, t: Term) -> Term:
@@ -565,14 +575,13 @@ def _compare(kind: str, a: Term, b: Term) -> Term:
             coefs[x] = coefs.get(x, 0) - v
     else:
         coefs[b] = coefs.get(b, 0) - 1
-    coefs = {x: v for x, v in coefs.items() if v}
-    if not coefs:
+    if not any(coefs.values()):
         return boolean({"le": c <= 0, "lt": c < 0, "eq": c == 0, "ne": c != 0}[kind])
     if sort is INT:
         if kind == "lt":
             kind, c = "le", c + 1
         return _primitive_int(coefs, c, kind)
-    items = sorted(coefs.items(), key=lambda p: p[0].id)
+    items = sorted([(a, v) for a, v in coefs.items() if v], key=lambda p: p[0].id)
     lead = items[0][1]
     g = abs(lead) if kind in ("le", "lt") else lead
     return _intern_cmp(kind, make_linear(REAL, {a: v / g for a, v in items}, c / g))
