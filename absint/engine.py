@@ -339,6 +339,50 @@ class Engine:
             return None
         return None
 
+    def quick_truth(self, b: Term) -> bool | None:
+        """Decide a normal comparison from the bounds its atoms hold *now*, without
+        registering anything; None when that does not decide it (then ask :meth:`truth`).
+
+        This is the first-time question's fast path: registering a new key costs more
+        than the answer, and a key nobody asserted holds exactly the value its atoms
+        give it, so nothing is lost by not keeping it. Bounds are sound, hence so is
+        every answer; only the interval part of the value is read.
+        """
+        kind = b.kind
+        if kind not in T.COMPARISON_KINDS:
+            return None
+        t = b.args[0]
+        val = self.val
+        bounds = self.d.bounds
+        if t.kind == "lin":
+            coefs, lo = t.data
+            hi = lo
+            for a, v in zip(t.args, coefs):
+                x = val.get(a)
+                if x is None:
+                    return None
+                alo, ahi = bounds(x)
+                if v > 0:
+                    lo += v * alo
+                    hi += v * ahi
+                else:
+                    lo += v * ahi
+                    hi += v * alo
+        else:
+            x = val.get(t)
+            if x is None:
+                return None
+            lo, hi = bounds(x)
+        if kind == "le":
+            return True if hi <= 0 else (False if lo > 0 else None)
+        if kind == "lt":
+            return True if hi < 0 else (False if lo >= 0 else None)
+        if lo > 0 or hi < 0:
+            return kind == "ne"
+        if lo == hi == 0:
+            return kind == "eq"
+        return None
+
     def _truth_by_dominance(self, kind: str, k, p: Term, c) -> bool | None:
         """Decide ``k*p + c <kind> 0`` for a product ``p`` bounded through a dominating product."""
         lo, hi = self.d.bounds(self.val[p])

@@ -49,7 +49,9 @@ class Reasoner:
         g = engine.normalize(guard)
         if g.kind == "const":
             return Verdict(Truth.TRUE if g.data else Truth.FALSE, Layer.NORMAL_FORM)
-        r = engine.truth(g)
+        r = engine.quick_truth(g)
+        if r is None:
+            r = engine.truth(g)
         if engine.contradiction:  # registering the guard's terms can expose one
             return Verdict.true(Layer.CONTRADICTION)
         if r is True:
