@@ -463,7 +463,9 @@ class TermsToSympy:
     def pymod(self, x, y):
         if self.F is not None:
             return self.F.PythonMod(x, y)
-        return sympy.Mod(x, y)
+        # unevaluated: sympy 1.14 rewrites Mod(4*Mod(x, 3), 5) to Mod(4*Mod(x, 3)**2, 5),
+        # which is wrong (x = 2: 3 against 1)
+        return sympy.Mod(x, y, evaluate=False)
 
     def linear(self, t: Term) -> tuple[list, list, object]:
         """``t`` as (positive terms, negated negative terms, constant)."""

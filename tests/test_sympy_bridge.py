@@ -309,6 +309,17 @@ def test_back_translation_round_trips(data, env):
         assert ref(back, env) == want, (expr, t, back, vocabulary)
 
 
+def test_back_translation_of_nested_mod_is_not_evaluated_by_sympy():
+    # found by the property above: sympy 1.14 evaluates Mod(4*Mod(x, 3), 5) to
+    # Mod(4*Mod(x, 3)**2, 5), a different function (x = 2 gives 3 against 1)
+    t = to_term(STANDIN.PythonMod(STANDIN.PythonMod(x, 3), -5))
+    back = to_sympy(t, {"x": x}, "sympy")
+    for v in range(-6, 7):
+        want = (v % 3) % -5
+        assert evaluate(t, {"x": v}) == want
+        assert evaluate(to_term(back), {"x": v}) == want, back
+
+
 def test_back_translation_of_comparisons_is_readable():
     tb = TermsToSympy({"u0": sympy.Symbol("u0", integer=True), "s0": sympy.Symbol("s0", integer=True),
                        "s1": sympy.Symbol("s1", integer=True)})
