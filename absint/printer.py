@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from absint.terms import INT, Term
+from absint.terms import INT, Term, subterms
 
 _OPS = {
     "mul": "*", "div": "div", "mod": "mod", "to_int": "to_int", "to_real": "to_real",
@@ -84,3 +84,112 @@ def _pieces(t: Term) -> list[str | Term]:
 
 def _simple(name: str) -> bool:
     return bool(name) and not any(ch in name for ch in " ()|;\"'\t\n") and not name[0].isdigit()
+
+
+# ---------------------------------------------------------------- readable infix
+
+# how tightly a rendered term binds: an operand looser than its place needs parentheses
+_OR, _AND, _NOT, _COMPARE, _SUM, _DIVMOD, _PRODUCT, _POWER, _ATOM = range(9)
+_Text = tuple[str, int]  # rendered text and how tightly it binds
+
+
+def to_infix(t: Term) -> str:
+    """Render ``t`` readably, in Python's operator syntax: ``s0*s1 - 2*u0 + 1``, ``(s0 + 1) // 2``.
+
+    ``//`` and ``%`` are written only for a positive constant divisor, where SMT-LIB's
+    Euclidean ``div``/``mod`` agree with Python's; any other divisor is written
+    ``div(x, y)`` / ``mod(x, y)`` (Euclidean). ``to_int`` is ``floor``; ``ceil``, ``min``,
+    ``max``, ``to_real`` and ``ite(c, a, b)`` are functions. Built bottom-up over the
+    distinct sub-terms (no recursion, so deep terms print), and not through sympy,
+    whose constructors rewrite what they are given.
+    """
+    done: dict[int, _Text] = {}
+    for s in subterms(t):
+        done[s.id] = _infix_node(s, done)
+    return done[t.id][0]
+
+
+def _wrap(text: _Text, at_least: int) -> str:
+    return text[0] if text[1] >= at_least else f"({text[0]})"
+
+
+def _infix_number(v: object) -> _Text:
+    if isinstance(v, bool):
+        return ("true" if v else "false"), _ATOM
+    if isinstance(v, Fraction) and v.denominator != 1:
+        return str(v), _DIVMOD  # 3/2 is a quotient: (3/2)*x
+    n = int(v)
+    return str(n), (_ATOM if n >= 0 else _SUM)
+
+
+def _infix_sum(parts: list[tuple[object, _Text]], c: object) -> _Text:
+    """``sum k*a + c`` as ``a + 2*b - d - 3``: positive terms first, the constant last."""
+    ordered = [p for p in parts if p[0] > 0] + [p for p in parts if p[0] < 0]
+    out: list[str] = []
+    prec = _ATOM
+    for k, atom in ordered:
+        mag = abs(k)
+        if mag == 1:
+            body, prec = _wrap(atom, _PRODUCT), max(min(atom[1], _ATOM), _PRODUCT)
+        else:
+            body, prec = f"{_wrap(_infix_number(mag), _POWER)}*{_wrap(atom, _PRODUCT)}", _PRODUCT
+        if out:
+            out.append(f" + {body}" if k > 0 else f" - {body}")
+        else:
+            out.append(body if k > 0 else f"-{body}")
+    if c != 0 or not out:
+        text, prec = _infix_number(abs(c) if out else c)
+        out.append(text if len(out) == 0 else (f" + {text}" if c > 0 else f" - {text}"))
+    if len(out) > 1 or out[0].startswith("-"):
+        prec = _SUM
+    return "".join(out), prec
+
+
+def _infix_compare(t: Term, done: dict[int, _Text]) -> _Text:
+    x = t.args[0]  # the comparison is x <op> 0
+    if x.kind == "lin":
+        coefs, c = x.data
+        parts = list(zip(coefs, (done[a.id] for a in x.args)))
+    elif x.kind == "const":
+        parts, c = [], x.data
+    else:
+        parts, c = [(1, done[x.id])], 0
+    pos = [(k, a) for k, a in parts if k > 0]
+    neg = [(-k, a) for k, a in parts if k < 0]
+    op = {"le": "<=", "lt": "<", "eq": "==", "ne": "!="}[t.kind]
+    # sum(pos) - sum(neg) + c <op> 0  <=>  sum(pos) <op> sum(neg) - c
+    left = _infix_sum(pos, 0)[0] if pos else "0"
+    return f"{left} {op} {_infix_sum(neg, -c)[0]}", _COMPARE
+
+
+def _infix_node(t: Term, done: dict[int, _Text]) -> _Text:
+    k = t.kind
+    args = [done[a.id] for a in t.args]
+    if k == "const":
+        return _infix_number(t.data)
+    if k == "var":
+        return t.data, _ATOM
+    if k == "lin":
+        coefs, c = t.data
+        return _infix_sum(list(zip(coefs, args)), c)
+    if k == "mul":
+        return "*".join(_wrap(a, _PRODUCT) for a in args), _PRODUCT
+    if k in ("div", "mod"):
+        d = t.args[1]
+        if d.kind == "const" and d.data > 0:
+            return f"{_wrap(args[0], _DIVMOD)} {'//' if k == 'div' else '%'} {_wrap(args[1], _POWER)}", _DIVMOD
+        return f"{k}({args[0][0]}, {args[1][0]})", _ATOM
+    if k == "rdiv":
+        return f"{_wrap(args[0], _DIVMOD)} / {_wrap(args[1], _POWER)}", _DIVMOD
+    if k == "pow":
+        return f"{_wrap(args[0], _ATOM)}**{_wrap(args[1], _ATOM)}", _POWER
+    if k in ("to_int", "ceil", "to_real", "min", "max", "ite"):
+        return f"{'floor' if k == 'to_int' else k}({', '.join(a[0] for a in args)})", _ATOM
+    if k in ("le", "lt", "eq", "ne"):
+        return _infix_compare(t, done)
+    if k == "not":
+        return f"not {_wrap(args[0], _NOT)}", _NOT
+    if k in ("and", "or"):
+        prec = _AND if k == "and" else _OR
+        return f" {k} ".join(_wrap(a, prec + 1) for a in args), prec
+    raise ValueError(f"no infix form for a term of kind {k!r}")
