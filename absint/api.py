@@ -328,25 +328,14 @@ class ShapeReasoner:
             names = set(self._hints)
         else:
             names = {s if isinstance(s, str) else s.name for s in in_terms_of}
-        r = self._reasoner
         if all(v.data in names for v in T.free_vars(t)):  # already over the wanted symbols
             return [expr if isinstance(expr, sympy.Basic) else sympy.sympify(expr)]
         params = [T.var(n, self._sorts.get(n, INT)) for n in sorted(names)]
-        pieces = (r.upper_bound(t, params) if upper else r.lower_bound(t, params)) or []
-        pieces = [p for p in pieces if all(v.data in names for v in T.free_vars(p))]
-        # A symbol an equality eliminated (u0 + u1 = s0 binds s0) is no longer an atom
-        # the bound can mention; t - s0 may still have a numeric bound c: t <= s0 + c.
-        for x in params:
-            if r.normalize(x) is not x:
-                lo, hi = r.bounds(T.sub(t, x))
-                c = hi if upper else lo
-                if c not in (math.inf, -math.inf):
-                    pieces.append(T.add(x, T.const(c)))
-        if not pieces:
-            lo, hi = r.bounds(t)
-            b = hi if upper else lo
-            return None if b in (math.inf, -math.inf) else [sympy.sympify(b)]
-        return [self._to_sympy(p) for p in pieces]
+        r = self._reasoner
+        pieces = r.upper_bound(t, params) if upper else r.lower_bound(t, params)
+        if pieces is None:
+            return None
+        return [sympy.sympify(p.data) if p.kind == "const" else self._to_sympy(p) for p in pieces]
 
     def _data_dependent(self, guard, t: Term, unbacked: list[str]) -> DataDependentGuardError:
         symbols = tuple(self._symbols.get(n, sympy.Symbol(n, integer=True)) for n in unbacked)

@@ -71,7 +71,7 @@ class Reasoner:
         return self.engine.bounds(term)
 
     def upper_bound(self, term: Term, in_terms_of: Iterable[Term]) -> list[Term] | None:
-        """Upper bounds of ``term`` over the symbols ``in_terms_of`` (and atoms built
+        """Upper bounds of ``term`` over the variables ``in_terms_of`` (and atoms built
         from them only, such as ``s0*s1``): the minimum of the returned pieces bounds
         ``term``; None if no such bound is known. A constant bound comes back as a
         one-element list with a constant."""
@@ -82,21 +82,34 @@ class Reasoner:
         return self._symbolic(term, in_terms_of, upper=False)
 
     def _symbolic(self, term: Term, in_terms_of: Iterable[Term], upper: bool) -> list[Term] | None:
+        wanted = set(in_terms_of)
+        if term.sort is BOOL:
+            raise TypeError("bounds take a numeric term")
+        if set(T.free_vars(term)) <= wanted:  # already over the wanted variables
+            return [term]
         engine = self.engine
         t = engine.normalize(term)
-        if t.sort is BOOL:
-            raise TypeError("bounds take a numeric term")
         engine.register(t)
-        params = {engine.normalize(p) for p in in_terms_of}
-        params = {v for p in params for v in T.free_vars(p)}
-        pieces = None
+        pieces: list[Term] = []
         if self.relational is not None and not engine.contradiction:
-            pieces = self.relational.symbolic_bound(t, params, upper)
+            # the parametric maximum is over the atoms the wanted variables normalise to
+            params = {v for p in wanted for v in T.free_vars(engine.normalize(p))}
+            found = self.relational.symbolic_bound(t, params, upper) or []
+            pieces = [p for p in found if set(T.free_vars(p)) <= wanted]
+        # A variable an equality eliminated (u0 + u1 = s0 binds s0) is no atom the
+        # parametric bound can mention; term - s0 may still have a numeric bound c:
+        # term <= s0 + c.
+        for x in sorted(wanted, key=lambda v: v.id):
+            if engine.normalize(x) is not x:
+                lo, hi = engine.bounds(T.sub(term, x))
+                c = hi if upper else lo
+                if c not in (math.inf, -math.inf):
+                    pieces.append(T.add(x, T.const(c)))
+        if pieces:
+            return pieces
         lo, hi = engine.bounds(t)
         numeric = hi if upper else lo
-        if pieces is None:
-            return None if numeric in (math.inf, -math.inf) else [T.const(numeric)]
-        return pieces
+        return None if numeric in (math.inf, -math.inf) else [T.const(numeric)]
 
     def normalize(self, term: Term) -> Term:
         return self.engine.normalize(term)
