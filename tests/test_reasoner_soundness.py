@@ -170,3 +170,26 @@ def test_sum_of_parts_bounded_by_total():
     for f in [T.ge(a, T.ZERO) for a in u] + [T.eq(T.add(*u), s0)]:
         r.assume(f)
     assert r.decide(T.le(T.add(u[0], u[1]), s0)).truth is Truth.TRUE
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PROGRAMS)
+def test_quick_truth_never_contradicts_the_full_truth(program):
+    """The unregistered fast path reads the same bounds the registered key would start
+    from: when it answers, the full path (which may know more) gives the same answer."""
+    bounds, facts, guards = program
+    r = Reasoner(relational=False)
+    for f in bounds + facts:
+        r.assume(f)
+    if r.contradiction:
+        return
+    engine = r.engine
+    for g in guards:
+        for c in (g.args if g.kind in ("and", "or") else (g,)):
+            n = engine.normalize(c)
+            quick = engine.quick_truth(n)
+            full = engine.truth(n)
+            if engine.contradiction:
+                return
+            if quick is not None:
+                assert full is quick, (to_smtlib(n), quick, full)
