@@ -211,8 +211,10 @@ def _symbol(tr, e) -> Term:
 
 
 def _add(tr, e) -> Term:
-    term = tr.term  # the constructors refuse Bool operands themselves
-    return T.add(*[term(a) for a in e.args])
+    # the constructors refuse Bool operands themselves; a long sum's operands are mostly
+    # translated already, so look them up before paying for a call each
+    stable, term = tr._stable, tr.term
+    return T.add(*[stable.get(a) or term(a) for a in e.args])
 
 
 def _negative_integer_power(f) -> bool:
