@@ -33,6 +33,10 @@ _LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.POLYHEDRA: 2, Laye
                Layer.NONE: -1}
 
 
+#: the verdict on a guard that is syntactically one of the facts
+_SELF_IMPLIED = Verdict.true(Layer.NORMAL_FORM)
+
+
 class DataDependentGuardError(RuntimeError):
     """A branch on unbacked symbols that the facts do not decide.
 
@@ -148,6 +152,11 @@ class ShapeReasoner:
         self._reasoner.assume(t)
         self._to_term.forget_unsure()
         self._undecided.clear()
+        # a fact implies itself (and each of its conjuncts): a compiler asks a guard again
+        # after recording it, and that answer needs no work at all
+        if isinstance(expr, sympy.Basic):
+            for e in (expr.args if isinstance(expr, sympy.And) else ()) + (expr,):
+                self._decided.setdefault(e, _SELF_IMPLIED)
 
     @property
     def contradiction(self) -> bool:

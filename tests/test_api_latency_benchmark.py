@@ -13,8 +13,12 @@ def test_jagged_stream_queries_are_the_programs_guards_and_all_implied_ones_are_
     results = A.run_absint(stream)
     assert len(results) == len(stream.queries)
     implied = results[7:]
-    assert all(true for _, _, _, true in implied)
-    assert all(cold >= 0 and warm >= 0 for cold, warm, _, _ in results)
+    assert all(true for _, _, _, true, _ in implied)
+    assert all(cold >= 0 and warm >= 0 for cold, warm, _, _, _ in results)
+    # start_i <= end_i is u_i >= 0 again, and 0 <= start_1 is u0 >= 0 once more: recorded
+    # facts; the layer reported is still the reasoner's
+    repeats = [layer for _, _, layer, _, repeat in results if repeat]
+    assert len(repeats) == 6 + 1 and all(layer != "unknown" for layer in repeats)
 
 
 def test_main_prints_the_table_and_the_targets_without_torch_or_corpus(tmp_path, capsys):
