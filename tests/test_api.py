@@ -265,6 +265,17 @@ def test_statically_known_true_and_false():
     assert r.statically_known_true(True) and r.statically_known_false(sympy.false)
 
 
+def test_a_recorded_fact_and_its_conjuncts_are_true_when_asked_again():
+    r = ShapeReasoner()
+    u, v, w = (r.declare(n) for n in ("u", "v", "w"))
+    odd = sympy.Ne(sympy.Mod(u * v, w), 3)  # nonlinear: no layer would decide it from scratch
+    assert r.decide(odd).truth is Truth.UNKNOWN
+    r.assume(sympy.And(odd, u >= 2))
+    assert r.decide(odd).truth is Truth.TRUE and r.decide(odd).by is Layer.NORMAL_FORM
+    assert r.decide(sympy.And(odd, u >= 2)).truth is Truth.TRUE
+    assert r.decide(sympy.Not(odd)).truth is not Truth.TRUE
+
+
 def test_decide_refuses_a_number():
     with pytest.raises(TypeError):
         ShapeReasoner().decide(sympy.Integer(1))
