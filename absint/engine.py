@@ -24,6 +24,7 @@ from typing import Iterable
 from absint import terms as T
 from absint.nonlinear import dominating_bound, linearized_value
 from absint.rewrite import Rewriter, solve_for_variable
+from absint.scaled_products import scaled_product_bound
 from absint.terms import BOOL, INT, REAL, Term
 from domains.packing import UnionFind
 
@@ -385,23 +386,30 @@ class Engine:
 
     def _truth_by_dominance(self, kind: str, k, p: Term, c) -> bool | None:
         """Decide ``k*p + c <kind> 0`` for a product ``p`` bounded through a dominating product."""
-        lo, hi = self.d.bounds(self.val[p])
         if kind == "le":  # k*p + c <= 0
-            upper = dominating_bound(self, p, upper=k > 0)
+            upper = self._product_bound(p, upper=k > 0)
             if upper is not None and k * upper + c <= 0:
                 return True
-            lower = dominating_bound(self, p, upper=k < 0)
+            lower = self._product_bound(p, upper=k < 0)
             if lower is not None and k * lower + c > 0:
                 return False
             return None
         target = Fraction(-c) / k
-        hi2 = dominating_bound(self, p, upper=True)
+        hi2 = self._product_bound(p, upper=True)
         if hi2 is not None and target > hi2:
             return kind == "ne"
-        lo2 = dominating_bound(self, p, upper=False)
+        lo2 = self._product_bound(p, upper=False)
         if lo2 is not None and target < lo2:
             return kind == "ne"
         return None
+
+    def _product_bound(self, p: Term, upper: bool):
+        """The tighter of the dominating-product and scaled-product bounds of ``p`` (or None)."""
+        a = dominating_bound(self, p, upper)
+        b = scaled_product_bound(self, p, upper)
+        if a is None or b is None:
+            return b if a is None else a
+        return min(a, b) if upper else max(a, b)
 
     def _factors_nonzero(self, p: Term) -> bool:
         """A product is non-zero when each factor is."""
