@@ -57,7 +57,9 @@ class Rewriter:
 
     ``oracle`` (the engine's ``truth``) enables *conditional* rewrites of
     integer division by a symbol: ``(q*b) div b = q`` and ``(q*b) mod b = 0``
-    when ``b != 0``; ``x div y = 0`` and ``x mod y = x`` when ``0 <= x < |y|``.
+    when ``b != 0``; ``x div y = 0`` and ``x mod y = x`` when ``0 <= x < |y|``;
+    ``x div (x div m) = m`` when ``m`` divides ``x`` and ``b*(a div b) = a`` when
+    ``a mod b = 0`` (both for a non-zero divisor).
     Facts only accumulate, so a side condition once proved stays proved; a term
     whose side condition is not (yet) proved is not memoised, so it is tried again.
     """
@@ -112,6 +114,8 @@ class Rewriter:
             rk = r.kind
             if rk in ("div", "mod") and r.args[1].kind != "const":
                 r = self._divide(r)
+            elif k == "mul" and rk in ("mul", "lin"):
+                r = self._exact_product(r)
             elif rk in T.COMPARISON_KINDS and r.args[0].kind == "lin":
                 r = self._cancel_comparison(r)
         return r
@@ -157,11 +161,65 @@ class Rewriter:
         reduced = self._cancel_division(r)
         if reduced is not None:
             return reduced
+        if b.kind == "div":
+            reduced = self._divide_by_quotient(r)
+            if reduced is not None:
+                return reduced
         if oracle(T.ge(a, T.ZERO)) is True:
             if (oracle(T.gt(b, a)) is True) or (oracle(T.lt(b, T.neg(a))) is True):
                 return T.ZERO if r.kind == "div" else a
             self._volatile = True
         return r
+
+    def _exact_product(self, r: Term) -> Term:
+        """``f*(a div (kb*f)) = a div kb`` (``= a`` for ``kb = 1``) when the divisor
+        ``b = kb*f`` is a non-zero symbolic term and ``a mod b = 0``.
+
+        Sound: for ``b != 0``, Euclidean division satisfies ``a = b*(a div b) + a mod b``;
+        with the remainder 0, ``a = kb*(f*(a div b))`` is a multiple of ``kb`` whose exact
+        quotient is ``f*(a div b)``.
+        """
+        kr, p = T._content(r) if r.kind == "lin" else (1, r)
+        if p.kind != "mul" or len(p.args) != 2:
+            return r
+        for f, g in (p.args, reversed(p.args)):
+            if g.kind != "div" or g.args[1].kind == "const":
+                continue
+            a, b = g.args
+            kb, pb = T._content(b) if b.kind == "lin" else (1, b)
+            if pb is not f:
+                continue
+            oracle = self.oracle
+            if oracle(T.ne(b, T.ZERO)) is not True or oracle(T.eq(self.normalize(T.mod(a, b)), T.ZERO)) is not True:
+                self._volatile = True
+                return r
+            return T.scale(self.normalize(T.div(a, T.const(kb))), kr)
+        return r
+
+    def _divide_by_quotient(self, r: Term) -> Term | None:
+        """``(c*x) div (x div m) = c*m`` and ``(c*x) mod (x div m) = 0`` when ``m`` divides
+        ``x`` exactly and ``x div m != 0``.
+
+        Sound: exactness is ``x = m*(x div m)``, proved as such for a symbolic ``m``, or
+        as ``x mod m = 0`` for a constant ``m != 0`` (then ``x = m*(x div m) + x mod m``
+        holds). With ``b = x div m != 0``, ``c*x = b*(c*m) + 0`` and ``0 <= 0 < |b|``:
+        that is the unique Euclidean quotient and remainder.
+        """
+        a, b = r.args
+        x, m = b.args
+        c = T.ONE if a is x else exact_quotient(a, x)
+        if c is None:
+            return None
+        if m.kind == "const":
+            if m.data == 0:
+                return None
+            exact = T.eq(T.mod(x, m), T.ZERO)
+        else:
+            exact = self.normalize(T.eq(T.sub(x, T.mul(m, b)), T.ZERO))
+        if self.oracle(exact) is not True or self.oracle(T.ne(b, T.ZERO)) is not True:
+            self._volatile = True
+            return None
+        return T.mul(c, m) if r.kind == "div" else T.ZERO
 
     def _cancel_division(self, r: Term) -> Term | None:
         """``(m*a) div (m*b) = a div b`` and ``(m*a) mod (m*b) = m*(a mod b)`` for ``m > 0``."""
@@ -289,6 +347,8 @@ def exact_quotient(a: Term, b: Term) -> Term | None:
     """``q`` with ``a = q*b`` syntactically (every monomial of ``a`` a multiple of ``b``)."""
     if b.sort is not INT or a.sort is not INT:
         return None
+    if a is b:
+        return T.ONE
     kb, pb = T._content(b) if b.kind == "lin" else (1, b)
     if pb.kind == "const":
         return None

@@ -1,0 +1,126 @@
+"""Layer 0's conditional rewrites of division by a symbol (absint.rewrite), each with the
+case where its side condition is not implied, checked against Z3."""
+
+from __future__ import annotations
+
+import pytest
+
+from absint import terms as T
+from absint.printer import to_smtlib
+from absint.reasoner import Reasoner
+from absint.verdict import Truth
+
+x, m, s = (T.var(n, T.INT) for n in ("x", "m", "s"))
+k = T.const
+
+
+def reasoner(facts) -> Reasoner:
+    rs = Reasoner(relational=False)
+    for f in facts:
+        rs.assume(f)
+    return rs
+
+
+def decide(facts, guard) -> Truth:
+    return reasoner(facts).decide(guard).truth
+
+
+def z3_implies(facts, guard) -> bool:
+    """Z3 with SMT-LIB's semantics: ``x div 0`` and ``x mod 0`` are unconstrained."""
+    z3 = pytest.importorskip("z3")
+    text = "".join(f"(declare-const {v.data} Int)\n" for v in (x, m, s))
+    text += "".join(f"(assert {to_smtlib(f)})\n" for f in facts)
+    text += f"(assert (not {to_smtlib(guard)}))\n"
+    solver = z3.Solver()
+    solver.set("timeout", 5000)
+    solver.add(z3.parse_smt2_string(text))
+    r = solver.check()
+    assert r != z3.unknown
+    return r == z3.unsat
+
+
+def implied(facts, guard) -> bool:
+    """absint's verdict, which must agree with Z3's."""
+    truth = decide(facts, guard)
+    assert truth is not Truth.FALSE
+    assert z3_implies(facts, guard) is (truth is Truth.TRUE)
+    return truth is Truth.TRUE
+
+
+# ---------------------------------------------------------------- x div (x div m)
+
+EIGHTHS = T.div(x, k(8))
+
+
+def test_dividing_by_an_exact_constant_quotient_gives_the_constant():
+    facts = [T.ge(x, k(1)), T.eq(x, T.mul(k(8), EIGHTHS))]
+    assert implied(facts, T.eq(T.div(x, EIGHTHS), k(8)))
+    assert implied(facts, T.eq(T.mod(x, EIGHTHS), k(0)))
+    assert implied(facts, T.eq(T.div(T.mul(k(3), x), EIGHTHS), k(24)))
+
+
+def test_quotient_divisor_rule_knows_divisibility_from_a_mod_fact():
+    facts = [T.ge(x, k(1)), T.eq(T.mod(x, k(8)), k(0))]
+    assert reasoner(facts).normalize(T.div(x, EIGHTHS)) is k(8)
+
+
+def test_inexact_quotient_is_not_the_divisor():
+    facts = [T.ge(x, k(8))]  # x = 9: 9 div (9 div 8) = 9
+    assert not implied(facts, T.eq(T.div(x, EIGHTHS), k(8)))
+    assert not implied(facts, T.eq(T.mod(x, EIGHTHS), k(0)))
+
+
+def test_quotient_that_may_be_zero_leaves_the_division_open():
+    facts = [T.ge(x, k(0)), T.eq(T.mod(x, k(8)), k(0))]  # x = 0: 0 div 0 is unconstrained
+    assert not implied(facts, T.eq(T.div(x, EIGHTHS), k(8)))
+    assert not implied(facts, T.eq(T.mod(x, EIGHTHS), k(0)))
+
+
+def test_dividing_by_an_exact_symbolic_quotient_gives_the_symbol():
+    q = T.div(x, m)
+    facts = [T.ge(m, k(1)), T.le(m, k(4)), T.ge(x, k(4)), T.eq(x, T.mul(m, q))]  # x div m >= 1
+    assert implied(facts, T.eq(T.div(x, q), m))
+    assert implied(facts, T.eq(T.mod(x, q), k(0)))
+
+
+def test_inexact_symbolic_quotient_is_not_the_divisor():
+    q = T.div(x, m)
+    facts = [T.ge(x, k(1)), T.ge(m, k(1)), T.le(m, x)]  # x = 3, m = 2: 3 div 1 = 3
+    assert not implied(facts, T.eq(T.div(x, q), m))
+
+
+# ---------------------------------------------------------------- b * (a div b)
+
+
+def test_divisor_times_exact_quotient_is_the_dividend():
+    facts = [T.ge(m, k(1)), T.eq(T.mod(x, m), k(0))]
+    assert implied(facts, T.eq(T.mul(m, T.div(x, m)), x))
+    twice = T.mul(k(2), m)
+    facts = [T.ge(m, k(1)), T.eq(T.mod(x, twice), k(0))]
+    assert implied(facts, T.eq(T.mul(m, T.div(x, twice)), T.div(x, k(2))))
+
+
+def test_divisor_times_inexact_quotient_is_not_the_dividend():
+    facts = [T.ge(m, k(1))]  # x = 1, m = 2: 2 * 0 != 1
+    assert not implied(facts, T.eq(T.mul(m, T.div(x, m)), x))
+
+
+def test_divisor_that_may_be_zero_times_quotient_is_not_the_dividend():
+    facts = [T.ge(m, k(0)), T.eq(T.mod(x, m), k(0))]  # m = 0: x mod 0 and x div 0 are free
+    assert not implied(facts, T.eq(T.mul(m, T.div(x, m)), x))
+
+
+# ---------------------------------------------------------------- a div a
+
+
+def test_non_zero_sum_divided_by_itself_is_one():
+    d = T.sub(s, k(1))
+    facts = [T.ge(s, k(2))]
+    assert implied(facts, T.eq(T.mod(d, d), k(0)))
+    assert implied(facts, T.eq(T.div(d, d), k(1)))
+
+
+def test_sum_that_may_be_zero_divided_by_itself_is_open():
+    d = T.sub(s, k(1))
+    facts = [T.ge(s, k(1))]  # s = 1: 0 mod 0 is unconstrained
+    assert not implied(facts, T.eq(T.mod(d, d), k(0)))
