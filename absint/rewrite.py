@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Callable
 
 from absint import terms as T
-from absint.terms import BOOL, INT, REAL, Term
+from absint.terms import INT, REAL, Term
 
 
 def _cmp(kind: str) -> Callable[[Term, tuple[Term, ...]], Term]:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from absint import terms as T
 from absint.evaluator import NotEvaluable, evaluate
 from absint.printer import to_infix
+from term_strategies import int_terms
 
 x, y, z = (T.var(n, T.INT) for n in "xyz")
 r = T.var("r", T.REAL)
@@ -51,24 +52,7 @@ VARS = [x, y, z]
 NAMES = ("x", "y", "z")
 
 
-def _extend(children):
-    nonzero = st.integers(-4, 6).filter(lambda v: v != 0).map(T.const)
-    return st.one_of(
-        st.tuples(children, children).map(lambda p: T.add(*p)),
-        st.tuples(children, children).map(lambda p: T.sub(*p)),
-        st.tuples(st.integers(-3, 3), children).map(lambda p: T.scale(p[1], p[0])),
-        st.tuples(children, children).map(lambda p: T.mul(*p)),
-        st.tuples(children, nonzero).map(lambda p: T.div(*p)),
-        st.tuples(children, nonzero).map(lambda p: T.mod(*p)),
-        st.tuples(children, st.sampled_from(VARS)).map(lambda p: T.div(*p)),
-        st.tuples(children, st.sampled_from(VARS)).map(lambda p: T.mod(*p)),
-        st.tuples(children, children).map(lambda p: T.minimum(*p)),
-        st.tuples(children, children).map(lambda p: T.maximum(*p)),
-        st.tuples(children, children, children, children).map(lambda p: T.ite(T.lt(p[0], p[1]), p[2], p[3])),
-    )
-
-
-INT_TERMS = st.recursive(st.one_of(st.sampled_from(VARS), st.integers(-4, 6).map(T.const)), _extend, max_leaves=6)
+INT_TERMS = int_terms(VARS, max_leaves=6, with_ite=True)
 COMPARE = st.sampled_from([T.le, T.lt, T.ge, T.gt, T.eq, T.ne])
 ATOMS = st.tuples(COMPARE, INT_TERMS, INT_TERMS).map(lambda p: p[0](p[1], p[2]))
 TERMS = st.one_of(INT_TERMS, ATOMS, st.tuples(ATOMS, ATOMS).map(lambda p: T.or_(*p)),

@@ -21,6 +21,7 @@ from absint.evaluator import NotEvaluable, evaluate
 from absint.printer import to_smtlib
 from absint.reasoner import Reasoner
 from absint.verdict import Truth
+from term_strategies import int_terms
 
 NAMES = ("x", "y", "z")
 VARS = [T.var(n, T.INT) for n in NAMES]
@@ -32,27 +33,7 @@ PRELUDE = """
 """
 
 
-def leaves():
-    return st.one_of(st.sampled_from(VARS), st.integers(-4, 6).map(T.const))
-
-
-def extend(children):
-    nonzero = st.integers(-4, 6).filter(lambda v: v != 0).map(T.const)
-    return st.one_of(
-        st.tuples(children, children).map(lambda p: T.add(*p)),
-        st.tuples(children, children).map(lambda p: T.sub(*p)),
-        st.tuples(st.integers(-3, 3), children).map(lambda p: T.scale(p[1], p[0])),
-        st.tuples(children, children).map(lambda p: T.mul(*p)),
-        st.tuples(children, nonzero).map(lambda p: T.div(*p)),
-        st.tuples(children, nonzero).map(lambda p: T.mod(*p)),
-        st.tuples(children, st.sampled_from(VARS)).map(lambda p: T.div(*p)),
-        st.tuples(children, st.sampled_from(VARS)).map(lambda p: T.mod(*p)),
-        st.tuples(children, children).map(lambda p: T.minimum(*p)),
-        st.tuples(children, children).map(lambda p: T.maximum(*p)),
-    )
-
-
-INT_TERMS = st.recursive(leaves(), extend, max_leaves=5)
+INT_TERMS = int_terms(VARS, max_leaves=5)
 COMPARE = st.sampled_from([T.le, T.lt, T.ge, T.gt, T.eq, T.ne])
 ATOMS = st.tuples(COMPARE, INT_TERMS, INT_TERMS).map(lambda p: p[0](p[1], p[2]))
 BOOLS = st.one_of(ATOMS, st.tuples(ATOMS, ATOMS).map(lambda p: T.or_(*p)),

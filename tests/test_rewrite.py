@@ -3,12 +3,10 @@ case where its side condition is not implied, checked against Z3."""
 
 from __future__ import annotations
 
-import pytest
-
 from absint import terms as T
-from absint.printer import to_smtlib
 from absint.reasoner import Reasoner
 from absint.verdict import Truth
+from z3_check import z3_implies
 
 x, m, s = (T.var(n, T.INT) for n in ("x", "m", "s"))
 k = T.const
@@ -23,20 +21,6 @@ def reasoner(facts) -> Reasoner:
 
 def decide(facts, guard) -> Truth:
     return reasoner(facts).decide(guard).truth
-
-
-def z3_implies(facts, guard) -> bool:
-    """Z3 with SMT-LIB's semantics: ``x div 0`` and ``x mod 0`` are unconstrained."""
-    z3 = pytest.importorskip("z3")
-    text = "".join(f"(declare-const {v.data} Int)\n" for v in (x, m, s))
-    text += "".join(f"(assert {to_smtlib(f)})\n" for f in facts)
-    text += f"(assert (not {to_smtlib(guard)}))\n"
-    solver = z3.Solver()
-    solver.set("timeout", 5000)
-    solver.add(z3.parse_smt2_string(text))
-    r = solver.check()
-    assert r != z3.unknown
-    return r == z3.unsat
 
 
 def implied(facts, guard) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +13,7 @@ from absint.printer import to_smtlib
 from absint.reasoner import Reasoner
 from absint.scaled_products import chain
 from absint.verdict import Truth
+from z3_check import z3_implies
 
 x, y, z = (T.var(n, T.INT) for n in ("x", "y", "z"))
 k = T.const
@@ -24,19 +24,6 @@ def decide(facts, guard) -> Truth:
     for f in facts:
         rs.assume(f)
     return rs.decide(guard).truth
-
-
-def z3_implies(facts, guard) -> bool:
-    z3 = pytest.importorskip("z3")
-    text = "".join(f"(declare-const {v.data} Int)\n" for v in (x, y, z))
-    text += "".join(f"(assert {to_smtlib(f)})\n" for f in facts)
-    text += f"(assert (not {to_smtlib(guard)}))\n"
-    s = z3.Solver()
-    s.set("timeout", 5000)
-    s.add(z3.parse_smt2_string(text))
-    r = s.check()
-    assert r != z3.unknown
-    return r == z3.unsat
 
 
 def sizes(*vs, at_least=1):

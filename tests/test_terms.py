@@ -10,7 +10,6 @@ is defined.
 from __future__ import annotations
 
 import functools
-import itertools
 import random
 from fractions import Fraction
 
