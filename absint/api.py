@@ -21,17 +21,10 @@ import sympy
 
 from absint import terms as T
 from absint.evaluator import NotEvaluable, evaluate as evaluate_term
-from absint.reasoner import Reasoner
+from absint.reasoner import INT32_MAX, INT32_MIN, Reasoner
 from absint.sympy_bridge import SympyToTerms, TermsToSympy, UnsupportedExpression
 from absint.terms import BOOL, INT, REAL, Sort, Term
-from absint.verdict import UNKNOWN, Layer, Truth, Verdict
-
-INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
-
-_LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.POLYHEDRA: 2, Layer.CONTRADICTION: 3,
-               Layer.NONE: -1}
-
+from absint.verdict import Layer, Truth, Verdict
 
 #: the verdict on a guard that is syntactically one of the facts
 _SELF_IMPLIED = Verdict.true(Layer.NORMAL_FORM)
@@ -221,21 +214,7 @@ class ShapeReasoner:
         """TRUE if every expression provably lies in ``[-2**31, 2**31 - 1]`` (numel,
         storage size, an index ``sum(stride_i * (size_i - 1)) + offset``), FALSE
         if one provably lies outside, else UNKNOWN. ``.by``: the costliest layer used."""
-        if not exprs:
-            return Verdict.true(Layer.NORMAL_FORM)
-        by = Layer.NORMAL_FORM
-        unknown = False
-        for e in exprs:
-            t = self._numeric(e)
-            for guard in (T.le(t, T.const(INT32_MAX)), T.ge(t, T.const(INT32_MIN))):
-                v = self._reasoner.decide(guard)
-                if v.truth is Truth.FALSE:
-                    return Verdict.false(v.by)
-                if v.truth is Truth.TRUE:
-                    by = max(by, v.by, key=_LAYER_COST.__getitem__)
-                else:
-                    unknown = True  # keep looking: another expression may be provably out of range
-        return UNKNOWN if unknown else Verdict.true(by)
+        return self._reasoner.fits_int32(*(self._numeric(e) for e in exprs))
 
     def evaluate(self, guard) -> bool:
         """The compiler's branch on ``guard``.

@@ -24,9 +24,7 @@ from absint.program import Program
 from absint.reasoner import Reasoner
 from absint.smtlib import SmtLibError, read_file
 from absint.terms import BOOL, INT, Term
-from absint.verdict import Truth
 
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 NONE = "-"  # an empty cell of the table
 
 EPILOG = """\
@@ -138,14 +136,6 @@ def beyond_numeric(pieces: Iterable[Term], numeric: object, upper: bool) -> list
     return out
 
 
-def fits_int32(r: Reasoner, t: Term) -> Truth:
-    """TRUE if ``t`` provably lies in int32, FALSE if provably outside, else UNKNOWN."""
-    truths = [r.decide(g).truth for g in (T.le(t, T.const(INT32_MAX)), T.ge(t, T.const(INT32_MIN)))]
-    if Truth.FALSE in truths:
-        return Truth.FALSE
-    return Truth.TRUE if all(v is Truth.TRUE for v in truths) else Truth.UNKNOWN
-
-
 # ------------------------------------------------------------------ one program, one file
 
 
@@ -207,7 +197,7 @@ def bounds_of_program(program: Program, names: list[str] | None = None, outputs:
             name, lo, hi,
             tuple(render(p) for p in upper) or None,
             tuple(render(p) for p in lower) or None,
-            fits_int32(r, t).name if int32 else None,
+            r.fits_int32(t).truth.name if int32 else None,
         ))
     return FileBounds(file, len(program.facts), tuple(reported), unbacked=len(program.unbacked))
 

@@ -17,6 +17,13 @@ from absint.relational import RelationalLayer
 from absint.terms import BOOL, INT, Term
 from absint.verdict import UNKNOWN, Layer, Truth, Verdict
 
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+#: how costly a layer is, to report the costliest one a combined answer used
+_LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.POLYHEDRA: 2, Layer.CONTRADICTION: 3,
+               Layer.NONE: -1}
+
 
 class Reasoner:
     def __init__(self, domain=None, budget: int | None = None, relational: bool = True,
@@ -65,6 +72,24 @@ class Reasoner:
             if r is False:
                 return Verdict.false(Layer.POLYHEDRA)
         return UNKNOWN
+
+    def fits_int32(self, *terms: Term) -> Verdict:
+        """TRUE if every numeric term provably lies in ``[-2**31, 2**31 - 1]``, FALSE if
+        one provably lies outside, else UNKNOWN; ``.by`` is the costliest layer used."""
+        by = Layer.NORMAL_FORM
+        unknown = False
+        for t in terms:
+            if t.sort is BOOL:
+                raise TypeError("fits_int32 takes numeric terms")
+            for guard in (T.le(t, T.const(INT32_MAX)), T.ge(t, T.const(INT32_MIN))):
+                v = self.decide(guard)
+                if v.truth is Truth.FALSE:
+                    return Verdict.false(v.by)
+                if v.truth is Truth.TRUE:
+                    by = max(by, v.by, key=_LAYER_COST.__getitem__)
+                else:
+                    unknown = True  # keep looking: another term may be provably out of range
+        return UNKNOWN if unknown else Verdict.true(by)
 
     def bounds(self, term: Term) -> tuple[object, object]:
         """Numeric (lo, hi) of a numeric term; ``-inf``/``inf`` where unbounded."""
