@@ -98,6 +98,22 @@ def tabulate(records: list[dict], reference: dict[str, tuple[str, float]]) -> tu
     return rows + [("TOTAL", total)], {"problems": problems}
 
 
+def time_limits(records: list[dict]) -> tuple[list[tuple[str, float, float]], tuple[str, float, float] | None]:
+    """Files over the per-file limit of 3 x parse time + 1 s (CPU, parsing included), and
+    the file closest to its limit, as (name, seconds, limit)."""
+    over, closest = [], None
+    for rec in records:
+        if rec.get("error") or rec.get("parse_seconds") is None:
+            continue
+        limit = 3 * rec["parse_seconds"] + 1
+        row = (rec["file"], rec["seconds"], limit)
+        if rec["seconds"] > limit:
+            over.append(row)
+        if closest is None or rec["seconds"] / limit > closest[1] / closest[2]:
+            closest = row
+    return over, closest
+
+
 def render(rows: list[tuple]) -> str:
     head = (f"{'family':36} {'files':>5} {'asserts':>8} {'z3 T':>8} {'absint T':>8} {'recall':>8} "
             f"{'T/z3-u,x':>8} {'F':>3} {'T/z3-?':>6} {'absint s':>9} {'z3 s':>9} {'z3/absint':>9}")
@@ -138,6 +154,13 @@ def main(argv: list[str] | None = None) -> int:
     print(render(shown))
     print(f"wall {time.perf_counter() - start:.1f} s; recall = absint T among Z3's T; "
           "F and T/z3-? are soundness counters and must be 0")
+    over, closest = time_limits(records)
+    if closest is not None:
+        name, seconds, limit = closest
+        print(f"per-file limit 3 x parse + 1 s: {len(over)} file(s) over; closest {name} "
+              f"at {seconds:.2f} s of {limit:.2f} s")
+    for name, seconds, limit in over[:20]:
+        print(f"OVER LIMIT: {name}: {seconds:.2f} s > {limit:.2f} s")
     for p in info["problems"][:50]:
         print("PROBLEM:", p)
     return 1 if info["problems"] else 0
