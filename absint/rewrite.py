@@ -179,14 +179,14 @@ class Rewriter:
         with the remainder 0, ``a = kb*(f*(a div b))`` is a multiple of ``kb`` whose exact
         quotient is ``f*(a div b)``.
         """
-        kr, p = T._content(r) if r.kind == "lin" else (1, r)
+        kr, p = T.content(r)
         if p.kind != "mul" or len(p.args) != 2:
             return r
         for f, g in (p.args, reversed(p.args)):
             if g.kind != "div" or g.args[1].kind == "const":
                 continue
             a, b = g.args
-            kb, pb = T._content(b) if b.kind == "lin" else (1, b)
+            kb, pb = T.content(b)
             if pb is not f:
                 continue
             oracle = self.oracle
@@ -224,7 +224,7 @@ class Rewriter:
     def _cancel_division(self, r: Term) -> Term | None:
         """``(m*a) div (m*b) = a div b`` and ``(m*a) mod (m*b) = m*(a mod b)`` for ``m > 0``."""
         a, b = r.args
-        kb, pb = T._content(b) if b.kind == "lin" else (1, b)
+        kb, pb = T.content(b)
         if pb.kind == "lin":
             return None
         coefs, c = T.linear_parts(a)
@@ -349,7 +349,7 @@ def exact_quotient(a: Term, b: Term) -> Term | None:
         return None
     if a is b:
         return T.ONE
-    kb, pb = T._content(b) if b.kind == "lin" else (1, b)
+    kb, pb = T.content(b)
     if pb.kind == "const":
         return None
     coefs, c = T.linear_parts(a)

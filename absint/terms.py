@@ -278,7 +278,7 @@ def sub(first: Term, *rest: Term) -> Term:
     return add(first, *(neg(t) for t in rest))
 
 
-def _content(t: Term) -> tuple[Number, Term]:
+def content(t: Term) -> tuple[Number, Term]:
     """Split a non-constant ``t`` into ``g * p`` with ``p`` primitive, leading coefficient 1/positive."""
     if t.kind != "lin":
         return 1, t
@@ -307,7 +307,7 @@ def mul(*ts: Term) -> Term:
         elif kind == "mul":
             factors.extend(t.args)
         else:
-            g, p = _content(t)
+            g, p = content(t)
             k *= g
             if p.kind == "mul":  # a scaled product, c * (a * b): flatten its factors
                 factors.extend(p.args)

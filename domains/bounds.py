@@ -244,12 +244,20 @@ def _precision(q: Fraction, k: int) -> int:
     return 16 + max(0, q.numerator.bit_length() - q.denominator.bit_length()) // k
 
 
+def _rational_root(q: Fraction, k: int) -> Fraction | None:
+    """q^(1/k) when it is rational (numerator and denominator exact k-th powers), else None."""
+    num, den = _exact_iroot(q.numerator, k), _exact_iroot(q.denominator, k)
+    if num is None or den is None:
+        return None
+    return Fraction(num, den)
+
+
 def root_floor(q: int | Fraction, k: int) -> int | Fraction:
     """A rational <= q^(1/k) (q >= 0): exact when the root is rational, else ⌊q^(1/k)·2^p⌋ / 2^p."""
     q = Fraction(q)
-    num, den = _exact_iroot(q.numerator, k), _exact_iroot(q.denominator, k)
-    if num is not None and den is not None:
-        return Fraction(num, den)
+    exact = _rational_root(q, k)
+    if exact is not None:
+        return exact
     p = _precision(q, k)
     n = (q.numerator << (p * k)) // q.denominator
     return Fraction(iroot(n, k), 1 << p)
@@ -258,9 +266,9 @@ def root_floor(q: int | Fraction, k: int) -> int | Fraction:
 def root_ceil(q: int | Fraction, k: int) -> int | Fraction:
     """A rational >= q^(1/k) (q >= 0): exact when the root is rational, else ⌈q^(1/k)·2^p⌉ / 2^p."""
     q = Fraction(q)
-    num, den = _exact_iroot(q.numerator, k), _exact_iroot(q.denominator, k)
-    if num is not None and den is not None:
-        return Fraction(num, den)
+    exact = _rational_root(q, k)
+    if exact is not None:
+        return exact
     p = _precision(q, k)
     n = -((-(q.numerator << (p * k))) // q.denominator)
     t = iroot(n, k)
