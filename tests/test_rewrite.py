@@ -3,6 +3,9 @@ case where its side condition is not implied, checked against Z3."""
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from absint import terms as T
 from absint.reasoner import Reasoner
 from absint.verdict import Truth
@@ -108,3 +111,55 @@ def test_sum_that_may_be_zero_divided_by_itself_is_open():
     d = T.sub(s, k(1))
     facts = [T.ge(s, k(1))]  # s = 1: 0 mod 0 is unconstrained
     assert not implied(facts, T.eq(T.mod(d, d), k(0)))
+
+
+# ---------------------------------------------------------------- random programs against Z3
+
+DIVISORS = st.one_of(st.sampled_from([2, 3, 4, 8]).map(k), st.just(m))
+
+
+def _facts(draw):
+    d = draw(DIVISORS)
+    facts = [T.ge(x, k(draw(st.integers(-4, 16)))), T.le(x, k(40)),
+             T.ge(m, k(draw(st.integers(-2, 2)))), T.le(m, k(draw(st.integers(2, 5)))),
+             T.ge(s, k(draw(st.integers(0, 3)))), T.le(s, k(20))]
+    exactness = draw(st.sampled_from(["product", "mod", "mod-scaled", "none"]))
+    if exactness == "product":
+        facts.append(T.eq(x, T.mul(d, T.div(x, d))))
+    elif exactness == "mod":
+        facts.append(T.eq(T.mod(x, d), k(0)))
+    elif exactness == "mod-scaled":
+        facts.append(T.eq(T.mod(x, T.scale(d, 2)), k(0)))
+    return d, facts
+
+
+@st.composite
+def programs(draw):
+    d, facts = _facts(draw)
+    c = k(draw(st.integers(1, 3)))
+    q = T.div(x, d)
+    sides = [
+        (T.div(T.mul(c, x), q), T.mul(c, d)),                     # (c*x) div (x div d) = c*d
+        (T.mod(T.mul(c, x), q), k(0)),                            # (c*x) mod (x div d) = 0
+        (T.mul(d, q), x),                                         # d*(x div d) = x
+        (T.mul(d, T.div(x, T.scale(d, 2))), T.div(x, k(2))),      # d*(x div 2d) = x div 2
+        (T.div(T.sub(s, k(1)), T.sub(s, k(1))), k(1)),            # (s-1) div (s-1) = 1
+        (T.mod(T.sub(s, k(1)), T.sub(s, k(1))), k(0)),            # (s-1) mod (s-1) = 0
+    ]
+    lhs, rhs = draw(st.sampled_from(sides))
+    rhs = T.add(rhs, k(draw(st.sampled_from([0, 0, 0, 1, -1]))))
+    compare = draw(st.sampled_from([T.eq, T.ne, T.le, T.ge]))
+    return facts, compare(lhs, rhs)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_every_verdict_on_the_rewritten_shapes_agrees_with_z3(program):
+    facts, guard = program
+    if z3_implies(facts, T.FALSE):
+        return  # contradictory facts: every verdict is vacuously right
+    truth = decide(facts, guard)
+    if truth is Truth.TRUE:
+        assert z3_implies(facts, guard), f"TRUE but Z3 has a counterexample: {guard}"
+    elif truth is Truth.FALSE:
+        assert z3_implies(facts, T.not_(guard)), f"FALSE but Z3 has a model: {guard}"
