@@ -115,15 +115,15 @@ def test_sum_that_may_be_zero_divided_by_itself_is_open():
 
 # ---------------------------------------------------------------- random programs against Z3
 
-DIVISORS = st.one_of(st.sampled_from([2, 3, 4, 8]).map(k), st.just(m))
+DIVISORS = st.sampled_from([k(2), k(3), k(4), k(8), m, m, m, m])  # the symbolic rules need m
 
 
 def _facts(draw):
     d = draw(DIVISORS)
     facts = [T.ge(x, k(draw(st.integers(-4, 16)))), T.le(x, k(40)),
-             T.ge(m, k(draw(st.integers(-2, 2)))), T.le(m, k(draw(st.integers(2, 5)))),
+             T.ge(m, k(draw(st.sampled_from([1, 1, 1, 0, -1])))), T.le(m, k(draw(st.integers(2, 5)))),
              T.ge(s, k(draw(st.integers(0, 3)))), T.le(s, k(20))]
-    exactness = draw(st.sampled_from(["product", "mod", "mod-scaled", "none"]))
+    exactness = draw(st.sampled_from(["product", "mod", "mod-scaled", "mod-scaled", "none"]))
     if exactness == "product":
         facts.append(T.eq(x, T.mul(d, T.div(x, d))))
     elif exactness == "mod":
@@ -152,7 +152,7 @@ def programs(draw):
     return facts, compare(lhs, rhs)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_every_verdict_on_the_rewritten_shapes_agrees_with_z3(program):
     facts, guard = program
