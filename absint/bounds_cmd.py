@@ -43,7 +43,7 @@ value); --outputs adds the program's outputs (output<k>_size<d>, ...), and
 --symbol NAME reports the named symbols or outputs instead. If the facts
 contradict each other, the file says so and no (vacuous) bound is reported.
 output:
-  a table per file on stdout, errors as 'FILE: message' on stderr; with --json,
+  a table per file on stdout, errors as 'FILE:LINE:COLUMN: message' (or 'FILE: message') on stderr; with --json,
   one JSON object per line and file: {"file", "asserts", "contradiction",
   "symbols": [{"name", "lo", "hi", "upper", "lower", "int32"?}], "error"}, with
   "oo" / "-oo" for infinities, fractions as "p/q" strings, and null for upper /
@@ -174,7 +174,7 @@ def bounds_of_program(program: Program, names: list[str] | None = None, outputs:
     try:
         chosen = chosen_terms(program, names, outputs)
     except UnknownNames as e:
-        return FileBounds(file, len(program.facts), error=str(e), usage_error=True)
+        return FileBounds(file, len(program.facts), error=f"{file}: {e}", usage_error=True)
     backed = [s.term for s in program.symbols if s.backed]
     r = Reasoner(backed=backed)
     for fact in program.facts:
@@ -214,11 +214,11 @@ def bounds_of_file(path: str, **options) -> FileBounds:
             return bounds_of_program(program, file=path, **options)
     except SmtLibError as e:
         pos = e.position
-        return FileBounds(path, error=one_line(f"line {pos.line}, column {pos.column}: {e.message}"))
+        return FileBounds(path, error=one_line(f"{path}:{pos.line}:{pos.column}: {e.message}"))
     except OSError as e:
-        return FileBounds(path, error=one_line(f"cannot read: {e.strerror or e}"))
+        return FileBounds(path, error=one_line(f"{path}: cannot read: {e.strerror or e}"))
     except Exception as e:  # a bug of ours: the other files are still reported
-        return FileBounds(path, error=one_line(f"internal error: {type(e).__name__}: {e}"))
+        return FileBounds(path, error=one_line(f"{path}: internal error: {type(e).__name__}: {e}"))
 
 
 def one_line(text: str) -> str:
@@ -290,7 +290,7 @@ def run(args) -> int:
     for path in files:
         report = bounds_of_file(path, **options)
         if report.error is not None:
-            print(f"{report.file}: {report.error}", file=sys.stderr)
+            print(report.error, file=sys.stderr)
             usage += report.usage_error
             failed += not report.usage_error
         if args.json:

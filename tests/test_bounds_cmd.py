@@ -137,7 +137,7 @@ def test_malformed_file_is_one_error_line_and_the_other_files_are_still_reported
     also_good = write(tmp_path, "c_good.smt2", JAGGED)
     code, out, err = bounds(capsys, str(tmp_path))
     assert code == 1
-    assert err.splitlines() == [f"{bad}: line 3, column 1: unexpected end of file; expected ')'"]
+    assert err.splitlines() == [f"{bad}:3:1: unexpected end of file; expected ')'"]
     assert "Traceback" not in out + err
     assert f"{good}: 5 asserts" in out and f"{also_good}: 4 asserts" in out
     assert out.splitlines()[-1] == "3 file(s), 1 with an error"
@@ -148,8 +148,8 @@ def test_malformed_file_in_json_has_its_error_and_no_symbols(tmp_path, capsys):
     code, out, err = bounds(capsys, "--json", bad)
     (rec,) = records(out)
     assert code == 1
-    assert rec["error"].startswith("line 3, column 1: unexpected end of file") and rec["symbols"] == []
-    assert err.startswith(f"{bad}: line 3")
+    assert rec["error"].startswith(f"{bad}:3:1: unexpected end of file") and rec["symbols"] == []
+    assert err.startswith(f"{bad}:3:1: ")
 
 
 def test_missing_file_is_an_error_and_the_command_goes_on(tmp_path, capsys):
