@@ -44,8 +44,9 @@ value); --outputs adds the program's outputs (output<k>_size<d>, ...), and
 contradict each other, the file says so and no (vacuous) bound is reported.
 output:
   a table per file on stdout, errors on stderr as 'FILE:LINE:COLUMN: message'
-  (or 'FILE: message'); with --json, one JSON object per line and file: {"file", "asserts", "contradiction",
-  "symbols": [{"name", "lo", "hi", "upper", "lower", "int32"?}], "error"}, with
+  (or 'FILE: message'); with --json, one JSON object per line and file:
+  {"file", "asserts", "contradiction", "symbols": [{"name", "lo", "hi", "upper",
+  "lower", "int32"?}], "error"} (the error as on stderr), with
   "oo" / "-oo" for infinities, fractions as "p/q" strings, and null for upper /
   lower when there is nothing beyond the numeric bound; "contradiction" is null
   or the index (from 0, as in analyze's records) of the contradicting assert.
