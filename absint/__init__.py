@@ -11,10 +11,10 @@ _API = {
     "DataDependentGuardError": "absint.api",
     "INT32_MIN": "absint.api",
     "INT32_MAX": "absint.api",
-    "UnsupportedExpression": "absint.sympy_bridge",
-    "Verdict": "absint.verdict",
-    "Truth": "absint.verdict",
-    "Layer": "absint.verdict",
+    "UnsupportedExpression": "absint.readers.sympy_bridge",
+    "Verdict": "absint.reasoning.verdict",
+    "Truth": "absint.reasoning.verdict",
+    "Layer": "absint.reasoning.verdict",
 }
 
 __all__ = ["__version__", *_API]

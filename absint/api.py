@@ -4,7 +4,7 @@ A compiler (PyTorch's Dynamo/Inductor first) keeps one :class:`ShapeReasoner`
 per compilation: it declares its symbols (backed ones with their example value,
 unbacked ones without), adds facts as it learns them, and asks thousands of
 cheap questions in between. Expressions use sympy or PyTorch's sympy
-vocabulary (read by class name, see :mod:`absint.sympy_bridge`); torch is not
+vocabulary (read by class name, see :mod:`absint.readers.sympy_bridge`); torch is not
 needed.
 
 The hot path is ``decide``: the translation of each expression is memoised
@@ -19,12 +19,12 @@ from typing import Iterable
 
 import sympy
 
-from absint import terms as T
-from absint.evaluator import NotEvaluable, evaluate as evaluate_term
-from absint.reasoner import INT32_MAX, INT32_MIN, Reasoner
-from absint.sympy_bridge import SympyToTerms, TermsToSympy, UnsupportedExpression
-from absint.terms import BOOL, INT, REAL, Sort, Term
-from absint.verdict import Layer, Truth, Verdict
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate as evaluate_term
+from absint.reasoning.reasoner import INT32_MAX, INT32_MIN, Reasoner
+from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, UnsupportedExpression
+from absint.lang.terms import BOOL, INT, REAL, Sort, Term
+from absint.reasoning.verdict import Layer, Truth, Verdict
 
 #: the verdict on a guard that is syntactically one of the facts
 _SELF_IMPLIED = Verdict.true(Layer.NORMAL_FORM)

@@ -6,7 +6,7 @@ whether it is already implied, and record it as a fact. Streams come from
 
 * corpus files (``../shared/corpus`` relative to the repo root; skipped with a
   message when absent): each assert's term is written back as sympy by
-  :class:`absint.sympy_bridge.TermsToSympy` (PyTorch's vocabulary when torch is
+  :class:`absint.readers.sympy_bridge.TermsToSympy` (PyTorch's vocabulary when torch is
   installed, so both reasoners read the very same expressions);
 * generated jagged-split programs (:func:`benchmarks.generators.build_jagged_split`).
 
@@ -92,8 +92,8 @@ def torch_available() -> bool:
 
 
 def stream_from_program(name: str, program, vocabulary: str, max_steps: int) -> Stream:
-    from absint.sympy_bridge import TermsToSympy
-    from absint.terms import INT
+    from absint.readers.sympy_bridge import TermsToSympy
+    from absint.lang.terms import INT
 
     symbols, declared = {}, []
     for s in program.symbols:
@@ -111,7 +111,7 @@ def stream_from_program(name: str, program, vocabulary: str, max_steps: int) -> 
 
 
 def corpus_streams(corpus: str, files, vocabulary: str, max_steps: int) -> list[Stream]:
-    from absint.smtlib import read_file
+    from absint.readers.smtlib import read_file
 
     if not os.path.isdir(corpus):
         print(f"corpus not found at {corpus}: corpus streams skipped")
@@ -127,7 +127,7 @@ def corpus_streams(corpus: str, files, vocabulary: str, max_steps: int) -> list[
 
 
 def jagged_streams(sizes, vocabulary: str, max_steps: int) -> list[Stream]:
-    from absint.smtlib import parse
+    from absint.readers.smtlib import parse
 
     from benchmarks.generators import build_jagged_split
 
@@ -143,7 +143,7 @@ def run_absint(stream: Stream) -> list[tuple[float, float, str, bool, bool]]:
     fact from its memo, which is no layer at all, and the classification must not
     depend on that (so the per-layer rows compare like with like)."""
     from absint.api import ShapeReasoner
-    from absint.verdict import Truth
+    from absint.reasoning.verdict import Truth
 
     r = ShapeReasoner()
     for sym, hint in stream.symbols:

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from absint.jsonl import read_records, without_timing
+from absint.batch.jsonl import read_records, without_timing
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DIR = os.path.normpath(os.path.join(REPO, "..", "shared", "corpus"))

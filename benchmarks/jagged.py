@@ -21,9 +21,9 @@ from benchmarks.generators import build_jagged_split
 
 
 def absint_run(text: str) -> tuple[str, float]:
-    from absint.analysis import analyze_program
-    from absint.smtlib import parse
-    from absint.terms import fresh_table
+    from absint.batch.analyze import analyze_program
+    from absint.readers.smtlib import parse
+    from absint.lang.terms import fresh_table
 
     start = time.process_time()
     with fresh_table():
@@ -33,7 +33,7 @@ def absint_run(text: str) -> tuple[str, float]:
 
 def z3_run(data: bytes, timeout_ms: int) -> tuple[str, float] | None:
     try:
-        from absint.z3_oracle import run_file
+        from absint.compare.z3_oracle import run_file
     except ImportError:
         return None
     result = run_file(data, timeout_ms=timeout_ms, budget_s=600.0)

@@ -15,8 +15,8 @@ import os
 import sys
 import time
 
-from absint.evaluator import NotEvaluable, evaluate
-from absint.smtlib import SmtLibError, read_file
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.readers.smtlib import SmtLibError, read_file
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CORPUS = os.path.normpath(os.path.join(REPO_ROOT, os.pardir, "shared", "corpus"))
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.parse_corpus",
         description="Measure the CPU time of reading and parsing every .smt2 file under PATH "
-        "with absint.smtlib.read_file.",
+        "with absint.readers.smtlib.read_file.",
     )
     parser.add_argument("path", nargs="?", default=DEFAULT_CORPUS, metavar="PATH",
                         help=f"directory searched recursively for .smt2 files (default: {DEFAULT_CORPUS})")

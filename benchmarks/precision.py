@@ -44,7 +44,7 @@ def family(name: str) -> str:
 
 
 def _analyze(path: str) -> dict:
-    from absint.analysis import analyze_file
+    from absint.batch.analyze import analyze_file
 
     return analyze_file(path)
 

@@ -1,4 +1,4 @@
-"""Congruences ``mZ + r`` (Granger), adapted to the term kinds of :mod:`absint.terms`.
+"""Congruences ``mZ + r`` (Granger), adapted to the term kinds of :mod:`absint.lang.terms`.
 
 A :class:`Congruence` with ``modulus`` m and ``residue`` r is the set {m·k + r : k ∈ Z}:
 
@@ -24,7 +24,7 @@ from typing import Sequence
 
 import attrs
 
-from absint.terms import INT, REAL, Sort, Term, euclid_div, pow_exact
+from absint.lang.terms import INT, REAL, Sort, Term, euclid_div, pow_exact
 from domains.bounds import INF, MAX_POWER, NEG_INF, crt, solve_scaled
 
 

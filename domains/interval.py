@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 
 import attrs
 
-from absint.terms import INT, REAL, Sort, Term
+from absint.lang.terms import INT, REAL, Sort, Term
 from domains.bounds import (
     INF,
     MAX_POWER,

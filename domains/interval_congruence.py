@@ -22,7 +22,7 @@ from typing import Sequence
 
 import attrs
 
-from absint.terms import REAL, Sort, Term
+from absint.lang.terms import REAL, Sort, Term
 from domains import congruence as cg
 from domains import interval as iv
 from domains.bounds import Bound, next_congruent, prev_congruent

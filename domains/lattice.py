@@ -2,7 +2,7 @@
 
 A *value domain* abstracts the set of values one numeric term can take. The
 engine drives it through one dispatch table keyed by term kind (see
-:mod:`absint.terms`): ``forward`` computes a term's value from its operands',
+:mod:`absint.lang.terms`): ``forward`` computes a term's value from its operands',
 ``backward`` narrows the operands given what the term is known to be (HC4-revise).
 Defaults are sound: a domain may start forward-only (``backward`` returning the
 operands unchanged) and still be correct.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence, TypeVar
 
-from absint.terms import Sort, Term
+from absint.lang.terms import Sort, Term
 
 V = TypeVar("V")
 

@@ -19,7 +19,7 @@ from typing import ClassVar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from absint.terms import INT, REAL, Sort
+from absint.lang.terms import INT, REAL, Sort
 from domains import congruence as cg
 from domains import interval as iv
 from domains.congruence import Congruence

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from absint import terms as T
+from absint.lang import terms as T
 
 
 def int_terms(variables, max_leaves: int, with_ite: bool = False):

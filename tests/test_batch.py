@@ -19,8 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absint import batch, cli, jsonl
-from absint.executors import FAULT_ENV, Task, parse_faults
+from absint import cli
+from absint.batch import jsonl
+from absint.cli import analyze as batch
+from absint.batch.executors import FAULT_ENV, Task, parse_faults
 from benchmarks import generators as G
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -188,7 +190,7 @@ def test_each_bad_file_gets_its_reason_and_the_good_ones_complete(tmp_path, monk
 
 
 def test_an_unresponsive_worker_is_killed_by_the_parent_and_replaced(tmp_path, monkeypatch):
-    from absint import executors
+    from absint.batch import executors
 
     monkeypatch.setattr(executors, "SAFETY_GRACE", 0.5)
     monkeypatch.setenv(FAULT_ENV, "hang-worker:hang.smt2")
@@ -208,7 +210,7 @@ def test_good_records_are_those_of_analyze_file_in_a_fresh_interpreter(tmp_path)
     out = tmp_path / "out.jsonl"
     assert analyze(d, "--jsonl", out, "--jobs", 1, "--quiet") == 0
     fresh = subprocess.run(
-        [sys.executable, "-c", "import json, sys; from absint.analysis import analyze_file; "
+        [sys.executable, "-c", "import json, sys; from absint.batch.analyze import analyze_file; "
          "print(json.dumps([analyze_file(p) for p in sys.argv[1:]]))", *[str(d / n) for n in names]],
         capture_output=True, text=True, check=True, cwd=REPO).stdout
     expected = sorted((jsonl.without_timing(r) for r in json.loads(fresh)), key=jsonl.record_key)

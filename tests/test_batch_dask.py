@@ -18,8 +18,9 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install 'absint[dask]')")
 
-from absint import cli, jsonl  # noqa: E402
-from absint.executors import FAULT_ENV  # noqa: E402
+from absint import cli  # noqa: E402
+from absint.batch import jsonl  # noqa: E402
+from absint.batch.executors import FAULT_ENV  # noqa: E402
 from benchmarks import generators as G  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from absint.check import check_file
+from absint.cli.check import check_file
 from absint.cli import main
 
 GOOD = """\

@@ -11,13 +11,13 @@ import pytest
 pytest.importorskip("z3")
 pytest.importorskip("matplotlib")
 
-from absint import compare  # noqa: E402
+from absint.cli import compare  # noqa: E402
 from absint.cli import main  # noqa: E402
-from absint.evaluator import evaluate  # noqa: E402
-from absint.reasoner import Reasoner  # noqa: E402
-from absint.smtlib import parse_bytes  # noqa: E402
-from absint.verdict import Layer, Verdict  # noqa: E402
-from absint.z3_oracle import MissingExtra, as_value  # noqa: E402
+from absint.lang.evaluator import evaluate  # noqa: E402
+from absint.reasoning.reasoner import Reasoner  # noqa: E402
+from absint.readers.smtlib import parse_bytes  # noqa: E402
+from absint.reasoning.verdict import Layer, Verdict  # noqa: E402
+from absint.compare.z3_oracle import MissingExtra, as_value  # noqa: E402
 from benchmarks.generators import jagged_split  # noqa: E402
 
 SMALL = """(declare-const s0 Int)
@@ -161,7 +161,7 @@ def test_markdown_table_names_its_command(tmp_path):
 
 
 def test_missing_z3_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
-    from absint import z3_oracle
+    from absint.compare import z3_oracle
 
     def missing():
         raise MissingExtra(z3_oracle.INSTALL_HINT)
@@ -173,7 +173,7 @@ def test_missing_z3_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
 
 
 def test_missing_torch_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
-    from absint import shapeenv_oracle
+    from absint.compare import shapeenv_oracle
 
     def missing():
         raise MissingExtra(shapeenv_oracle.INSTALL_HINT)
@@ -213,7 +213,7 @@ DIV_MOD = """(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+
 
 def test_shapeenv_runs_the_compilers_way(tmp_path):
     pytest.importorskip("torch")
-    from absint import shapeenv_oracle
+    from absint.compare import shapeenv_oracle
 
     r = shapeenv_oracle.run_file(DIV_MOD.encode())
     assert r.error is None and len(r.letters) == 10

@@ -7,7 +7,7 @@ from fractions import Fraction as F
 
 from domain_laws import LatticeLaws, int_congruences, real_congruences
 
-from absint import terms as T
+from absint.lang import terms as T
 from domains.congruence import BOTTOM_INT, CONGRUENCE, TOP_INT, TOP_REAL, Congruence, const, make
 
 x, y, z = (T.var(n, T.INT) for n in "xyz")

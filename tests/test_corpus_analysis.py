@@ -19,7 +19,7 @@ pytestmark = pytest.mark.corpus
 
 
 def _analyze(path: str) -> dict:
-    from absint.analysis import analyze_file
+    from absint.batch.analyze import analyze_file
 
     return analyze_file(path)
 

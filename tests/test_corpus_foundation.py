@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from absint.evaluator import NotEvaluable, evaluate
-from absint.smtlib import SmtLibError, read_file
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.readers.smtlib import SmtLibError, read_file
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

@@ -2,7 +2,7 @@
 
 For a term whose operands are variables (or constants), hypothesis draws small abstract
 values for the variables; every concrete operand tuple in their concretisation (within a
-window) is evaluated with :func:`absint.evaluator.evaluate`, the exact SMT-LIB semantics,
+window) is evaluated with :func:`absint.lang.evaluator.evaluate`, the exact SMT-LIB semantics,
 and
 
 * forward: the concrete result lies in γ(forward(term, args));
@@ -36,8 +36,8 @@ from domain_laws import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from absint import terms as T
-from absint.evaluator import NotEvaluable, evaluate
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
 from domains.congruence import CONGRUENCE
 from domains.interval import INTERVAL
 from domains.interval_congruence import IC

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from absint import terms as T
-from absint.reasoner import Reasoner
-from absint.verdict import Layer, Truth
+from absint.lang import terms as T
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Layer, Truth
 
 x, y, z, w = (T.var(n, T.INT) for n in ("x", "y", "z", "w"))
 s0, s1, s2 = (T.var(n, T.INT) for n in ("s0", "s1", "s2"))

@@ -1,4 +1,4 @@
-"""absint.evaluator: exact SMT-LIB semantics, and 'not evaluable' where SMT-LIB leaves a value open."""
+"""absint.lang.evaluator: exact SMT-LIB semantics, and 'not evaluable' where SMT-LIB leaves a value open."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from absint import terms as T
-from absint.evaluator import NotEvaluable, evaluate
-from absint.terms import BOOL, INT, REAL
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.lang.terms import BOOL, INT, REAL
 
 x, y = T.var("x", INT), T.var("y", INT)
 r = T.var("r", REAL)

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from absint.evaluator import evaluate
-from absint.smtlib import parse
+from absint.lang.evaluator import evaluate
+from absint.readers.smtlib import parse
 from benchmarks import generators as G
 
 CASES = [

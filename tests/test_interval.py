@@ -7,7 +7,7 @@ from fractions import Fraction as F
 
 from domain_laws import LatticeLaws, int_intervals, real_intervals
 
-from absint import terms as T
+from absint.lang import terms as T
 from domains.interval import BOTTOM_INT, BOTTOM_REAL, INTERVAL, TOP_INT, TOP_REAL, Interval
 
 INF = float("inf")

@@ -8,7 +8,7 @@ from fractions import Fraction as F
 from domain_laws import LatticeLaws, in_ic, int_ics, real_ics
 from hypothesis import given, settings
 
-from absint import terms as T
+from absint.lang import terms as T
 from domains import congruence as cg
 from domains.congruence import Congruence
 from domains.interval import Interval

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from absint import terms as T
-from absint.evaluator import NotEvaluable, evaluate
-from absint.printer import to_infix
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.lang.printer import to_infix
 from term_strategies import int_terms
 
 x, y, z = (T.var(n, T.INT) for n in "xyz")

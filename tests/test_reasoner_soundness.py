@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absint import terms as T
-from absint.evaluator import NotEvaluable, evaluate
-from absint.printer import to_smtlib
-from absint.reasoner import Reasoner
-from absint.verdict import Truth
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.lang.printer import to_smtlib
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Truth
 from term_strategies import int_terms
 
 NAMES = ("x", "y", "z")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from absint import terms as T
-from absint.reasoner import Reasoner
-from absint.verdict import Layer, Truth
+from absint.lang import terms as T
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Layer, Truth
 from domains.packing import UnionFind, nearest_slice
 from domains.polyhedra import LinearConstraint as C
 from domains.polyhedra import Polyhedron

@@ -1,4 +1,4 @@
-"""Layer 0's conditional rewrites of division by a symbol (absint.rewrite), each with the
+"""Layer 0's conditional rewrites of division by a symbol (absint.reasoning.normal_form), each with the
 case where its side condition is not implied, checked against Z3."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absint import terms as T
-from absint.reasoner import Reasoner
-from absint.verdict import Truth
+from absint.lang import terms as T
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Truth
 from z3_check import z3_implies
 
 x, m, s = (T.var(n, T.INT) for n in ("x", "m", "s"))

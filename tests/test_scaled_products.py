@@ -1,4 +1,4 @@
-"""Products bounded through a bounded product of affinely related factors (absint.scaled_products)."""
+"""Products bounded through a bounded product of affinely related factors (absint.reasoning.products)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absint import terms as T
-from absint.printer import to_smtlib
-from absint.reasoner import Reasoner
-from absint.scaled_products import chain
-from absint.verdict import Truth
+from absint.lang import terms as T
+from absint.lang.printer import to_smtlib
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.products import chain
+from absint.reasoning.verdict import Truth
 from z3_check import z3_implies
 
 x, y, z = (T.var(n, T.INT) for n in ("x", "y", "z"))

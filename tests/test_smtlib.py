@@ -1,4 +1,4 @@
-"""absint.smtlib: the reader accepts the corpus dialect and reports every problem as
+"""absint.readers.smtlib: the reader accepts the corpus dialect and reports every problem as
 ``SmtLibError("NAME:LINE:COL: message")`` at the right place."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absint import terms as T
-from absint.evaluator import evaluate
-from absint.program import Position, Program
-from absint.smtlib import SmtLibError, parse, parse_bytes, read_file
-from absint.terms import BOOL, INT, REAL
+from absint.lang import terms as T
+from absint.lang.evaluator import evaluate
+from absint.lang.program import Position, Program
+from absint.readers.smtlib import SmtLibError, parse, parse_bytes, read_file
+from absint.lang.terms import BOOL, INT, REAL
 
 from benchmarks.generators import PRELUDE_TEXT as PRELUDE  # noqa: E402
 DECLS = """\

@@ -17,9 +17,9 @@ import sympy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from absint import terms as T
-from absint.evaluator import NotEvaluable, evaluate
-from absint.sympy_bridge import (
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.readers.sympy_bridge import (
     FROM_SYMPY, SympyToTerms, TermsToSympy, UnsupportedExpression, to_sympy, to_term,
 )
 

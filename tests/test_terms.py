@@ -1,9 +1,9 @@
-"""Canonical forms of absint.terms, and soundness of the normalisation they perform.
+"""Canonical forms of absint.lang.terms, and soundness of the normalisation they perform.
 
 The property tests at the bottom are the important part: random expression trees
 are evaluated directly by a reference interpreter written here (SMT-LIB
 semantics) and, after building them through the term constructors or through the
-SMT-LIB reader, by absint.evaluator; the two must agree wherever the reference
+SMT-LIB reader, by absint.lang.evaluator; the two must agree wherever the reference
 is defined.
 """
 
@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absint import terms as T
-from absint.evaluator import NotEvaluable, evaluate
-from absint.smtlib import parse
-from absint.terms import BOOL, INT, REAL
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.readers.smtlib import parse
+from absint.lang.terms import BOOL, INT, REAL
 
 x, y, z, s = (T.var(n, INT) for n in "xyzs")
 r, q = T.var("r", REAL), T.var("q", REAL)
@@ -579,7 +579,7 @@ _BUILD_CMP = {"<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge, "=": T.eq}
 
 
 def build(t) -> T.Term:
-    """The tree as a term, through the constructors of absint.terms."""
+    """The tree as a term, through the constructors of absint.lang.terms."""
     op = t[0]
     if op == "var":
         return T.var(t[1], sort_of(t))

@@ -10,9 +10,9 @@ import pytest
 
 z3 = pytest.importorskip("z3")
 
-from absint import z3_oracle as Z  # noqa: E402
-from absint.evaluator import evaluate  # noqa: E402
-from absint.smtlib import parse_bytes  # noqa: E402
+from absint.compare import z3_oracle as Z  # noqa: E402
+from absint.lang.evaluator import evaluate  # noqa: E402
+from absint.readers.smtlib import parse_bytes  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "z3_dev.txt"

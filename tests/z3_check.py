@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from absint import terms as T
-from absint.printer import to_smtlib
+from absint.lang import terms as T
+from absint.lang.printer import to_smtlib
 
 
 def z3_implies(facts, guard, timeout_ms: int = 5000) -> bool:

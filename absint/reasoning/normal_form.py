@@ -2,7 +2,7 @@
 
 Equalities ``x = e`` with a unit coefficient on a variable ``x`` become a
 substitution; a term is normalised by rebuilding it bottom-up through the
-canonicalising constructors of :mod:`absint.terms`, so ``x = 64`` folds every
+canonicalising constructors of :mod:`absint.lang.terms`, so ``x = 64`` folds every
 term over ``x`` and ``stride1 = size2`` makes their products the same atom.
 
 The substitution is kept *lazily* solved: a binding's right-hand side was
@@ -15,8 +15,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
-from absint import terms as T
-from absint.terms import INT, REAL, Term
+from absint.lang import terms as T
+from absint.lang.terms import INT, REAL, Term
 
 
 def _cmp(kind: str) -> Callable[[Term, tuple[Term, ...]], Term]:

@@ -21,11 +21,11 @@ from collections import deque
 from fractions import Fraction
 from typing import Iterable
 
-from absint import terms as T
-from absint.nonlinear import dominating_bound, linearized_value
-from absint.rewrite import Rewriter, solve_for_variable
-from absint.scaled_products import scaled_product_bound
-from absint.terms import BOOL, INT, REAL, Term
+from absint.lang import terms as T
+from absint.reasoning.linearize import dominating_bound, linearized_value
+from absint.reasoning.normal_form import Rewriter, solve_for_variable
+from absint.reasoning.products import scaled_product_bound
+from absint.lang.terms import BOOL, INT, REAL, Term
 from domains.packing import UnionFind
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # term DAGs can be deep

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from absint.terms import INT, Term, subterms
+from absint.lang.terms import INT, Term, subterms
 
 _OPS = {
     "mul": "*", "div": "div", "mod": "mod", "to_int": "to_int", "to_real": "to_real",

@@ -8,8 +8,8 @@ from typing import Iterator, Mapping
 
 import attrs
 
-from absint.terms import Sort, Term
-from absint.evaluator import Value
+from absint.lang.terms import Sort, Term
+from absint.lang.evaluator import Value
 
 
 @attrs.frozen(slots=True)

@@ -1,7 +1,7 @@
 """What ``absint compare`` writes: terminal tables, ``summary.json``, ``asserts.csv``,
 ``cactus.png`` and the Markdown table of ``docs/precision.md``.
 
-A *row* is one file's result (built by :func:`absint.compare.compare_file`):
+A *row* is one file's result (built by :func:`absint.cli.compare.compare_file`):
 ``file``, ``family``, ``asserts``, ``problems``, ``unsound``, ``gave_up``, and per
 reasoner (``absint``, ``z3``, ``shapeenv``; absent where it did not run)
 ``letters`` (one per assert), ``per_assert`` and ``seconds`` (CPU).
@@ -36,7 +36,7 @@ def family(name: str) -> str:
 
 def assert_text(term, limit: int = CSV_TEXT) -> str:
     """The assert as SMT-LIB text, cut at ``limit`` characters (huge DAGs are not expanded)."""
-    from absint.printer import to_smtlib
+    from absint.lang.printer import to_smtlib
 
     size: dict[int, int] = {}
     budget = 4 * limit
@@ -173,12 +173,12 @@ def _versions(against: Iterable[str]) -> dict[str, str]:
     out = {"absint": __version__, "python": platform.python_version()}
     if "z3" in against:
         with contextlib.suppress(Exception):
-            from absint.z3_oracle import z3_version
+            from absint.compare.z3_oracle import z3_version
 
             out["z3"] = z3_version()
     if "shapeenv" in against:
         with contextlib.suppress(Exception):
-            from absint.shapeenv_oracle import torch_version
+            from absint.compare.shapeenv_oracle import torch_version
 
             out["torch"] = torch_version()
     return out

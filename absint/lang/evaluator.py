@@ -12,7 +12,7 @@ import math
 from fractions import Fraction
 from typing import Callable, Mapping
 
-from absint.terms import INT, Number, Term, euclid_div, euclid_mod, pow_exact
+from absint.lang.terms import INT, Number, Term, euclid_div, euclid_mod, pow_exact
 
 Value = int | Fraction | bool
 

@@ -21,11 +21,11 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from absint import terms as T
-from absint.terms import INT, Term
+from absint.lang import terms as T
+from absint.lang.terms import INT, Term
 
 if TYPE_CHECKING:  # pragma: no cover
-    from absint.engine import Engine
+    from absint.reasoning.network import Engine
 
 #: how far a factor is unwrapped, and how many bounded products one question looks at
 MAX_CHAIN = 8

@@ -15,7 +15,7 @@ Three levels of process, so that no file can take a run down with it:
   depending on which files it analysed before. Forking costs about a
   millisecond.
 
-Every outcome is a record (see :mod:`absint.analysis`): ``error`` is
+Every outcome is a record (see :mod:`absint.batch.analyze`): ``error`` is
 ``timeout: exceeded S s``, ``memory limit exceeded (N MB)``,
 ``worker died (signal SIGSEGV)`` / ``worker died (exit code N)``,
 ``internal error: ...`` (an exception escaped ``analyze_file``), or the parse
@@ -182,7 +182,7 @@ def _analysis_process(path: str, name: str, max_memory: int, fault: str | None, 
                 if max_memory <= 0:
                     raise MemoryError
                 bytearray((max_memory + 1) * MB)
-            from absint.analysis import analyze_file
+            from absint.batch.analyze import analyze_file
 
             record = analyze_file(path)
         except MemoryError:
@@ -255,7 +255,7 @@ def _preload() -> None:
     import importlib
     import pkgutil
 
-    import absint.analysis  # noqa: F401
+    import absint.batch.analyze  # noqa: F401
 
     try:
         import domains
@@ -316,7 +316,7 @@ class WorkerProcess:
 
     def __init__(self) -> None:
         mine, theirs = socket.socketpair()
-        cmd = [sys.executable, "-c", "import sys; from absint.executors import worker_main; "
+        cmd = [sys.executable, "-c", "import sys; from absint.batch.executors import worker_main; "
                "worker_main(int(sys.argv[1]))", str(theirs.fileno())]
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,

@@ -1,8 +1,8 @@
 """``absint compare``: absint's verdicts and speed side by side with Z3 (and PyTorch's ShapeEnv).
 
 For each file, in one process and in this order: absint (parse + analysis), Z3
-on the original text (:mod:`absint.z3_oracle`), ShapeEnv
-(:mod:`absint.shapeenv_oracle`). Every reasoner answers the same question per
+on the original text (:mod:`absint.compare.z3_oracle`), ShapeEnv
+(:mod:`absint.compare.shapeenv_oracle`). Every reasoner answers the same question per
 assert: is it implied (``T``) or refuted (``F``) by the asserts before it? CPU
 time is ``time.process_time`` around each reasoner's own work.
 
@@ -28,8 +28,8 @@ import sys
 import time
 from typing import Any
 
-from absint import compare_report as report
-from absint.z3_oracle import MissingExtra
+from absint.compare import report
+from absint.compare.z3_oracle import MissingExtra
 
 EPILOG = """\
 letters: T implied, F refuted, ? open, u gave up (Z3 timeout / unknown),
@@ -102,7 +102,7 @@ def spread_sample(files: list[str], n: int | None) -> list[str]:
 
 
 def _timed_reasoner():
-    from absint.reasoner import Reasoner
+    from absint.reasoning.reasoner import Reasoner
 
     class TimedReasoner(Reasoner):
         """Records the CPU seconds of each assert (its verdict plus assuming it)."""
@@ -132,8 +132,8 @@ def _timed_reasoner():
 
 def run_absint(data: bytes, name: str) -> tuple[dict[str, Any], Any]:
     """(result, program or None): letters, deciding layers, per-assert and total CPU seconds."""
-    from absint import analysis
-    from absint.smtlib import SmtLibError, parse_bytes
+    from absint.batch import analyze as analysis
+    from absint.readers.smtlib import SmtLibError, parse_bytes
 
     start = time.process_time()
     try:
@@ -168,8 +168,8 @@ def _line(fact) -> int | None:
 def _evaluator_check(program, index: int, model: dict[str, Any], kind: str) -> str:
     """Does absint's evaluator agree that ``model`` is a counterexample (facts before hold,
     the assert fails) or a witness (facts before and the assert hold)?"""
-    from absint.evaluator import NotEvaluable, evaluate
-    from absint.z3_oracle import as_value
+    from absint.lang.evaluator import NotEvaluable, evaluate
+    from absint.compare.z3_oracle import as_value
 
     point = {k: as_value(v) for k, v in model.items()}
     memo: dict = {}
@@ -186,7 +186,7 @@ def _evaluator_check(program, index: int, model: dict[str, Any], kind: str) -> s
 
 def check_against_z3(name: str, program, absint: dict[str, Any], z3res, *, with_models: bool) -> dict[str, list]:
     """Unsound verdicts and the asserts absint decided where Z3 gave up."""
-    from absint.terms import free_vars
+    from absint.lang.terms import free_vars
 
     unsound, gave_up = [], []
     letters = absint["letters"]
@@ -243,7 +243,7 @@ def check_against_z3(name: str, program, absint: dict[str, Any], z3res, *, with_
 
 class Settings:
     def __init__(self, args, against: list[str], z3_ok: bool):
-        from absint.z3_oracle import Z3Cache, default_cache_dir, read_reference
+        from absint.compare.z3_oracle import Z3Cache, default_cache_dir, read_reference
 
         self.against = against
         self.timeout_ms = args.timeout_ms
@@ -257,7 +257,7 @@ class Settings:
 
 
 def compare_file(path: str, settings: Settings, shapeenv: bool) -> dict[str, Any]:
-    from absint import z3_oracle
+    from absint.compare import z3_oracle
 
     name = os.path.basename(path)
     with open(path, "rb") as f:
@@ -293,7 +293,7 @@ def compare_file(path: str, settings: Settings, shapeenv: bool) -> dict[str, Any
             if not absint["error"]:
                 row["asserts"] = max(row["asserts"], len(z3res.letters))
     if shapeenv:
-        from absint import shapeenv_oracle
+        from absint.compare import shapeenv_oracle
 
         se = shapeenv_oracle.run_file(data, budget_s=settings.budget)
         if se.error:
@@ -333,11 +333,11 @@ def warm_up(against: list[str]) -> None:
     are not charged to the first file."""
     run_absint(WARM_UP, "warm-up.smt2")
     if "z3" in against:
-        from absint import z3_oracle
+        from absint.compare import z3_oracle
 
         z3_oracle.run_file(WARM_UP)
     if "shapeenv" in against:
-        from absint import shapeenv_oracle
+        from absint.compare import shapeenv_oracle
 
         shapeenv_oracle.run_file(WARM_UP)
     # what the imports left behind (torch's is large) is not any reasoner's garbage: keep the
@@ -353,7 +353,7 @@ def run(args) -> int:
     against = list(dict.fromkeys(args.against or ["z3"]))
     z3_ok = True
     try:
-        from absint.z3_oracle import require_z3
+        from absint.compare.z3_oracle import require_z3
 
         require_z3()
     except MissingExtra as e:
@@ -363,7 +363,7 @@ def run(args) -> int:
             return 2
     if "shapeenv" in against:
         try:
-            from absint.shapeenv_oracle import require_torch
+            from absint.compare.shapeenv_oracle import require_torch
 
             require_torch()
         except MissingExtra as e:

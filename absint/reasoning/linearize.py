@@ -22,12 +22,12 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from absint import terms as T
-from absint.rewrite import factors, remove_factors
-from absint.terms import INT, REAL, Term
+from absint.lang import terms as T
+from absint.reasoning.normal_form import factors, remove_factors
+from absint.lang.terms import INT, REAL, Term
 
 if TYPE_CHECKING:  # pragma: no cover
-    from absint.engine import Engine
+    from absint.reasoning.network import Engine
 
 _P_INT, _Q_INT = T.var("#p", INT), T.var("#q", INT)
 _P_REAL, _Q_REAL = T.var("#p", REAL), T.var("#q", REAL)

@@ -1,11 +1,11 @@
 """``absint analyze``: many files, in parallel, resumable, never losing a finished result.
 
 For each file, every assert is decided against the asserts before it
-(:func:`absint.analysis.analyze_file`). Files run in a local process pool
-(:class:`absint.executors.LocalPool`) or on a Dask cluster
-(:class:`absint.executors.DaskExecutor`), largest first so that the last
+(:func:`absint.batch.analyze.analyze_file`). Files run in a local process pool
+(:class:`absint.batch.executors.LocalPool`) or on a Dask cluster
+(:class:`absint.batch.executors.DaskExecutor`), largest first so that the last
 files to finish are short ones. Each record is appended to the ``--jsonl``
-file the moment its file finishes (:mod:`absint.jsonl`); at the end the file is
+file the moment its file finishes (:mod:`absint.batch.jsonl`); at the end the file is
 rewritten sorted by file name, so its content does not depend on completion
 order, worker count or executor.
 """
@@ -25,7 +25,7 @@ from typing import Any, Iterable
 
 from rich.text import Text
 
-from absint.executors import (
+from absint.batch.executors import (
     DaskExecutor,
     ExecutorUnavailable,
     LocalPool,
@@ -33,7 +33,7 @@ from absint.executors import (
     Task,
     WorkerStartupError,
 )
-from absint.jsonl import JsonlSink, read_records, record_key, write_sorted
+from absint.batch.jsonl import JsonlSink, read_records, record_key, write_sorted
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_MAX_MEMORY = 4096

@@ -17,10 +17,10 @@ from typing import Iterable, Sequence
 from absint import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("absint.check", "parse files and verify every assert holds at the example point"),
-    "analyze": ("absint.batch", "decide every assert against the asserts before it (T / F / ?)"),
-    "compare": ("absint.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
-    "bounds": ("absint.bounds_cmd", "numeric and symbolic bounds of a program's unbacked sizes and outputs"),
+    "check": ("absint.cli.check", "parse files and verify every assert holds at the example point"),
+    "analyze": ("absint.cli.analyze", "decide every assert against the asserts before it (T / F / ?)"),
+    "compare": ("absint.cli.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
+    "bounds": ("absint.cli.bounds", "numeric and symbolic bounds of a program's unbacked sizes and outputs"),
 }
 
 

@@ -66,7 +66,7 @@ class Untranslatable(Exception):
 
 
 def require_torch():
-    from absint.z3_oracle import MissingExtra
+    from absint.compare.z3_oracle import MissingExtra
 
     try:
         import torch  # noqa: F401

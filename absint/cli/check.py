@@ -11,8 +11,8 @@ import os
 
 import attrs
 
-from absint.evaluator import NotEvaluable, evaluate
-from absint.smtlib import SmtLibError, read_file
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.readers.smtlib import SmtLibError, read_file
 
 
 @attrs.frozen(slots=True)

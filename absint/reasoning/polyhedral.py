@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Iterable
 
-from absint import terms as T
-from absint.terms import INT, Term
+from absint.lang import terms as T
+from absint.lang.terms import INT, Term
 from domains.packing import nearest_slice
 from domains.polyhedra import LinearConstraint, Polyhedron
 
 if TYPE_CHECKING:  # pragma: no cover
-    from absint.engine import Engine
+    from absint.reasoning.network import Engine
 
 #: slice size, counted in weight: a variable weighs 1, a nonlinear atom (which brings
 #: McCormick/division constraints with large coefficients, isl's costly case) weighs 3

@@ -20,12 +20,12 @@ from typing import Any
 
 import attrs
 
-from absint.evaluator import NotEvaluable, evaluate
-from absint.program import Program
-from absint.reasoner import Reasoner
-from absint.smtlib import SmtLibError, parse_bytes
-from absint.terms import fresh_table
-from absint.verdict import Truth, Verdict
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.lang.program import Program
+from absint.reasoning.reasoner import Reasoner
+from absint.readers.smtlib import SmtLibError, parse_bytes
+from absint.lang.terms import fresh_table
+from absint.reasoning.verdict import Truth, Verdict
 
 
 @attrs.frozen(slots=True)

@@ -84,7 +84,7 @@ class Term:
     id: int
 
     def __repr__(self) -> str:
-        from absint.printer import to_smtlib
+        from absint.lang.printer import to_smtlib
 
         return to_smtlib(self)
 

@@ -40,8 +40,8 @@ from typing import Callable
 
 import sympy
 
-from absint import terms as T
-from absint.terms import BOOL, INT, REAL, Sort, Term
+from absint.lang import terms as T
+from absint.lang.terms import BOOL, INT, REAL, Sort, Term
 
 
 class UnsupportedExpression(TypeError):

@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from absint import terms as T
-from absint.engine import Engine
-from absint.relational import RelationalLayer
-from absint.terms import BOOL, INT, Term
-from absint.verdict import UNKNOWN, Layer, Truth, Verdict
+from absint.lang import terms as T
+from absint.reasoning.network import Engine
+from absint.reasoning.polyhedral import RelationalLayer
+from absint.lang.terms import BOOL, INT, Term
+from absint.reasoning.verdict import UNKNOWN, Layer, Truth, Verdict
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1

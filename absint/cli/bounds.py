@@ -18,12 +18,12 @@ from typing import Iterable
 
 import attrs
 
-from absint import terms as T
-from absint.printer import to_infix, to_smtlib
-from absint.program import Program
-from absint.reasoner import Reasoner
-from absint.smtlib import SmtLibError, read_file
-from absint.terms import BOOL, INT, Term
+from absint.lang import terms as T
+from absint.lang.printer import to_infix, to_smtlib
+from absint.lang.program import Program
+from absint.reasoning.reasoner import Reasoner
+from absint.readers.smtlib import SmtLibError, read_file
+from absint.lang.terms import BOOL, INT, Term
 
 NONE = "-"  # an empty cell of the table
 

@@ -12,9 +12,9 @@ import re
 from fractions import Fraction
 from typing import Callable
 
-from absint import terms as T
-from absint.program import Fact, Position, Program, Source, Symbol
-from absint.terms import BOOL, INT, REAL, Sort, Term
+from absint.lang import terms as T
+from absint.lang.program import Fact, Position, Program, Source, Symbol
+from absint.lang.terms import BOOL, INT, REAL, Sort, Term
 
 TOKEN = re.compile(r'[()]|[^\s()|";]+|\|[^|]*\||"(?:[^"]|"")*"|[|"]')
 _COMMENT = re.compile(r'"(?:[^"]|"")*"|\|[^|]*\||;[^\n]*')

@@ -1,0 +1,1 @@
+"""The term language: sorts, the operator table, terms, evaluator, printer, programs."""

@@ -1,0 +1,1 @@
+"""Readers: SMT-LIB 2 text and sympy expressions into terms and programs."""

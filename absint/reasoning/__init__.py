@@ -1,0 +1,1 @@
+"""The reasoning layers behind one facade, :class:`absint.reasoning.reasoner.Reasoner`."""
