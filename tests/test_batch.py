@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from absint import cli
+from absint.readers import files
 from absint.batch import jsonl
 from absint.cli import analyze as batch
 from absint.batch.executors import FAULT_ENV, Task, parse_faults
@@ -131,7 +132,7 @@ def test_plan_starts_largest_files_first_and_merges_identical_ones(tmp_path):
     (tmp_path / "big.smt2").write_text("; " + "x" * 1000 + "\n(check-sat)\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "small.smt2").write_text("(check-sat)\n")
-    tasks = batch.plan(cli.smt2_files([str(tmp_path)]))
+    tasks = batch.plan(files.smt2_files([str(tmp_path)]))
     assert [t.name for t in tasks] == ["big.smt2", "small.smt2"]
 
 

@@ -50,7 +50,7 @@ def analyze_program(program: Program, check_example: bool = True, reasoner: Reas
     is a soundness bug and is listed in ``example_violations``.
     """
     r = reasoner if reasoner is not None else Reasoner()
-    r.engine.preferred_eliminations.update(s.term for s in program.symbols if s.backed)
+    r.prefer_to_eliminate(s.term for s in program.symbols if s.backed)
     point = program.hints() if check_example else None
     memo: dict = {}
     verdicts = []

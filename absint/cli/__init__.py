@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from absint import __version__
 
@@ -22,20 +21,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("absint.cli.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
     "bounds": ("absint.cli.bounds", "numeric and symbolic bounds of a program's unbacked sizes and outputs"),
 }
-
-
-def smt2_files(paths: Iterable[str]) -> list[str]:
-    """Files named on the command line; directories are searched for ``*.smt2``, sorted by name."""
-    out: list[str] = []
-    for p in paths:
-        if os.path.isdir(p):
-            found = []
-            for root, _, names in os.walk(p):
-                found.extend(os.path.join(root, n) for n in names if n.endswith(".smt2"))
-            out.extend(sorted(found, key=lambda f: (os.path.basename(f), f)))
-        else:
-            out.append(p)
-    return out
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -337,7 +337,7 @@ def report(args, records: list[Record], new: int, wall: float, where: str) -> di
 def run(args) -> int:
     from rich.console import Console
 
-    from absint.cli import smt2_files
+    from absint.readers.files import smt2_files
 
     problem = _usage_problem(args)
     files = smt2_files(args.paths) if problem is None else []

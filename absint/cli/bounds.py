@@ -280,7 +280,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from absint.cli import smt2_files
+    from absint.readers.files import smt2_files
 
     files = smt2_files(args.paths)
     if not files:

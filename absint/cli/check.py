@@ -73,7 +73,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     import sys
 
-    from absint.cli import smt2_files
+    from absint.readers.files import smt2_files
 
     files = smt2_files(args.paths)
     if not files:

@@ -348,7 +348,7 @@ def warm_up(against: list[str]) -> None:
 
 
 def run(args) -> int:
-    from absint.cli import smt2_files
+    from absint.readers.files import smt2_files
 
     against = list(dict.fromkeys(args.against or ["z3"]))
     z3_ok = True

@@ -174,3 +174,15 @@ _EVAL: dict[str, Callable[[Term, dict, Mapping], Value]] = {
     "and": lambda t, m, e: all(m[a.id] for a in t.args),
     "or": lambda t, m, e: any(m[a.id] for a in t.args),
 }
+
+
+def truth_at(term: Term, point: Mapping[str, Value], memo: dict[int, Value] | None = None) -> bool | None:
+    """Whether the Bool ``term`` holds at ``point``; None where it has no value there
+    (a symbol without a value, such as an unbacked size, or ``x div 0``).
+
+    The one way the project checks a verdict, a fact or a model at a concrete point.
+    """
+    try:
+        return evaluate(term, point, memo) is True
+    except NotEvaluable:
+        return None
