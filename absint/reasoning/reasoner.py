@@ -32,13 +32,13 @@ class Reasoner:
         kwargs = {} if budget is None else {"budget": budget}
         self.engine = Engine(domain, **kwargs)
         self.engine.preferred_eliminations.update(backed)
+        self.relational = RelationalLayer(self.engine) if relational else None
+        self.facts: list[Term] = []
 
     def prefer_to_eliminate(self, variables: Iterable[Term]) -> None:
         """Equalities eliminate these variables first (the inputs: backed symbols), so that
         the unbacked sizes they define stay the basis and keep their own bounds."""
         self.engine.preferred_eliminations.update(variables)
-        self.relational = RelationalLayer(self.engine) if relational else None
-        self.facts: list[Term] = []
 
     @property
     def contradiction(self) -> bool:
