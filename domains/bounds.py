@@ -23,6 +23,17 @@ Bound = int | Fraction | float
 # ---------------------------------------------------------------- rounding
 
 
+def euclid_div(x: int, y: int) -> int:
+    """SMT-LIB ``div`` (``y != 0``): ``x = y*q + r`` with ``0 <= r < |y|``."""
+    r = x % abs(y)
+    return (x - r) // y
+
+
+def euclid_mod(x: int, y: int) -> int:
+    """SMT-LIB ``mod`` (``y != 0``): the ``r`` of :func:`euclid_div`, always ``>= 0``."""
+    return x % abs(y)
+
+
 def is_finite(x: Bound) -> bool:
     """``x`` is a number, not ``±inf`` (the only floats a bound may be)."""
     return type(x) is not float
@@ -275,6 +286,21 @@ def root_ceil(q: int | Fraction, k: int) -> int | Fraction:
     if t**k < n:
         t += 1
     return Fraction(t, 1 << p)
+
+
+def pow_exact(b: int | Fraction, e: int | Fraction) -> int | Fraction | None:
+    """``b ** e`` when it is rational (None where it is not, or undefined: ``0 ** -1``)."""
+    b, e = Fraction(b), Fraction(e)
+    if e.denominator == 1:
+        if b == 0 and e < 0:
+            return None
+        return b ** int(e)
+    if b < 0:
+        return None
+    root = _rational_root(b, e.denominator)
+    if root is None or (root == 0 and e < 0):
+        return None
+    return root ** e.numerator
 
 
 #: exponent numerators beyond this are not expanded (the result would be huge anyway)

@@ -24,8 +24,8 @@ from typing import Sequence
 
 import attrs
 
-from absint.lang.terms import INT, REAL, Sort, Term, euclid_div, pow_exact
-from domains.bounds import INF, MAX_POWER, NEG_INF, crt, solve_scaled
+from domains.bounds import INF, MAX_POWER, NEG_INF, crt, euclid_div, pow_exact, solve_scaled
+from domains.lattice import Operation, Sort
 
 
 @attrs.frozen(slots=True, repr=False)
@@ -464,20 +464,20 @@ def restrict(kind: str, c: Congruence) -> Congruence:
 
 
 def _f_const(t, args):
-    return const(t.data, t.sort is REAL)
+    return const(t.data, t.sort.real)
 
 
 def _f_var(t, args):
-    return TOP_REAL if t.sort is REAL else TOP_INT
+    return TOP_REAL if t.sort.real else TOP_INT
 
 
 def _f_lin(t, args):
     coefs, k = t.data
-    return lin(coefs, k, args, t.sort is REAL)
+    return lin(coefs, k, args, t.sort.real)
 
 
 def _f_mul(t, args):
-    return mul(args, t.sort is REAL)
+    return mul(args, t.sort.real)
 
 
 def _f_div(t, args):
@@ -493,7 +493,7 @@ def _f_rdiv(t, args):
 
 
 def _f_pow(t, args):
-    return power(args[0], args[1], t.sort is REAL)
+    return power(args[0], args[1], t.sort.real)
 
 
 def _f_to_int(t, args):
@@ -509,7 +509,7 @@ def _f_to_real(t, args):
 
 
 def _f_min_max(t, args):
-    return min_max(args, t.sort is REAL)
+    return min_max(args, t.sort.real)
 
 
 FORWARD = {
@@ -535,11 +535,11 @@ def _b_unchanged(t, result, args):
 
 def _b_lin(t, result, args):
     coefs, k = t.data
-    return lin_back(coefs, k, result, args, t.sort is REAL)
+    return lin_back(coefs, k, result, args, t.sort.real)
 
 
 def _b_mul(t, result, args):
-    return mul_back(result, args, t.sort is REAL)
+    return mul_back(result, args, t.sort.real)
 
 
 def _b_mod(t, result, args):
@@ -589,10 +589,10 @@ class CongruenceDomain:
     __slots__ = ()
 
     def top(self, sort: Sort) -> Congruence:
-        return TOP_REAL if sort is REAL else TOP_INT
+        return TOP_REAL if sort.real else TOP_INT
 
     def bottom(self, sort: Sort) -> Congruence:
-        return BOTTOM_REAL if sort is REAL else BOTTOM_INT
+        return BOTTOM_REAL if sort.real else BOTTOM_INT
 
     def is_bottom(self, v: Congruence) -> bool:
         return v.modulus < 0
@@ -611,25 +611,25 @@ class CongruenceDomain:
 
     def constant(self, value, sort: Sort) -> Congruence:
         """c ↦ 0Z + c"""
-        return const(value, sort is REAL)
+        return const(value, sort.real)
 
     def from_bounds(self, lo, hi, sort: Sort) -> Congruence:
         """The constant when lo = hi, bottom when lo > hi, top otherwise."""
         if lo > hi:
             return self.bottom(sort)
         if lo == hi:
-            if sort is INT and Fraction(lo).denominator != 1:
+            if not sort.real and Fraction(lo).denominator != 1:
                 return BOTTOM_INT
-            return const(lo if sort is REAL else int(lo), sort is REAL)
+            return const(lo if sort.real else int(lo), sort.real)
         return self.top(sort)
 
-    def forward(self, term: Term, args: Sequence[Congruence]) -> Congruence:
+    def forward(self, term: Operation, args: Sequence[Congruence]) -> Congruence:
         for a in args:
             if a.modulus < 0:
-                return BOTTOM_REAL if term.sort is REAL else BOTTOM_INT
+                return BOTTOM_REAL if term.sort.real else BOTTOM_INT
         return FORWARD[term.kind](term, args)
 
-    def backward(self, term: Term, result: Congruence, args: Sequence[Congruence]) -> Sequence[Congruence]:
+    def backward(self, term: Operation, result: Congruence, args: Sequence[Congruence]) -> Sequence[Congruence]:
         if result.modulus < 0 or any(a.modulus < 0 for a in args):
             return [bottom(a.real) for a in args]
         out = BACKWARD[term.kind](term, result, args)

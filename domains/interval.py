@@ -27,7 +27,6 @@ from typing import Callable, Sequence
 
 import attrs
 
-from absint.lang.terms import INT, REAL, Sort, Term
 from domains.bounds import (
     INF,
     MAX_POWER,
@@ -48,6 +47,7 @@ from domains.bounds import (
     pow_range,
     prev_residue_in,
 )
+from domains.lattice import Operation, Sort
 
 
 @attrs.frozen(slots=True, repr=False)
@@ -305,7 +305,7 @@ def maximum(args: Sequence[Interval], real: bool) -> Interval:
     return Interval(max(a.lo for a in args), max(a.hi for a in args), real)
 
 
-def runs(term: Term) -> list[int] | None:
+def runs(term: Operation) -> list[int] | None:
     """Multiplicities of repeated factors of a ``mul`` (factors are sorted, so repeats are
     adjacent); None when every factor is distinct."""
     args = term.args
@@ -326,7 +326,7 @@ def runs(term: Term) -> list[int] | None:
     return out
 
 
-def distinct_factors(term: Term, args: Sequence) -> list:
+def distinct_factors(term: Operation, args: Sequence) -> list:
     """The values of the distinct factors of a ``mul``, in order (one per run)."""
     out = []
     prev = None
@@ -618,12 +618,12 @@ def restrict(kind: str, v: Interval) -> Interval:
 
 # ---------------------------------------------------------------- the domain adapter
 
-Forward = Callable[[Term, Sequence[Interval]], Interval]
-Backward = Callable[[Term, Interval, Sequence[Interval]], Sequence[Interval]]
+Forward = Callable[[Operation, Sequence[Interval]], Interval]
+Backward = Callable[[Operation, Interval, Sequence[Interval]], Sequence[Interval]]
 
 
 def _constant(value, sort: Sort) -> Interval:
-    real = sort is REAL
+    real = sort.real
     if real:
         value = Fraction(value)
         if value.denominator == 1:
@@ -636,19 +636,19 @@ def _f_const(t, args):
 
 
 def _f_var(t, args):
-    return TOP_REAL if t.sort is REAL else TOP_INT
+    return TOP_REAL if t.sort.real else TOP_INT
 
 
 def _f_lin(t, args):
     coefs, k = t.data
-    return add_lin(coefs, k, args, t.sort is REAL)
+    return add_lin(coefs, k, args, t.sort.real)
 
 
 def _f_mul(t, args):
     same = runs(t)
     if same is None:
-        return mul(args, t.sort is REAL)
-    return mul(distinct_factors(t, args), t.sort is REAL, same)
+        return mul(args, t.sort.real)
+    return mul(distinct_factors(t, args), t.sort.real, same)
 
 
 def _f_div(t, args):
@@ -666,7 +666,7 @@ def _f_rdiv(t, args):
 
 
 def _f_pow(t, args):
-    return power(args[0], args[1], t.sort is REAL)
+    return power(args[0], args[1], t.sort.real)
 
 
 def _f_to_int(t, args):
@@ -683,11 +683,11 @@ def _f_to_real(t, args):
 
 
 def _f_min(t, args):
-    return minimum(args, t.sort is REAL)
+    return minimum(args, t.sort.real)
 
 
 def _f_max(t, args):
-    return maximum(args, t.sort is REAL)
+    return maximum(args, t.sort.real)
 
 
 FORWARD: dict[str, Forward] = {
@@ -717,7 +717,7 @@ def _b_lin(t, result, args):
 
 
 def _b_mul(t, result, args):
-    return mul_back(result, args, t.sort is REAL)
+    return mul_back(result, args, t.sort.real)
 
 
 def _b_div(t, result, args):
@@ -800,10 +800,10 @@ class IntervalDomain:
     __slots__ = ()
 
     def top(self, sort: Sort) -> Interval:
-        return TOP_REAL if sort is REAL else TOP_INT
+        return TOP_REAL if sort.real else TOP_INT
 
     def bottom(self, sort: Sort) -> Interval:
-        return BOTTOM_REAL if sort is REAL else BOTTOM_INT
+        return BOTTOM_REAL if sort.real else BOTTOM_INT
 
     def is_bottom(self, v: Interval) -> bool:
         return v.lo > v.hi
@@ -826,15 +826,15 @@ class IntervalDomain:
 
     def from_bounds(self, lo: Bound, hi: Bound, sort: Sort) -> Interval:
         """[lo, hi] of this sort (Int: rounded inward; empty -> bottom)."""
-        return make(lo, hi, sort is REAL)
+        return make(lo, hi, sort.real)
 
-    def forward(self, term: Term, args: Sequence[Interval]) -> Interval:
+    def forward(self, term: Operation, args: Sequence[Interval]) -> Interval:
         for a in args:
             if a.lo > a.hi:
-                return BOTTOM_REAL if term.sort is REAL else BOTTOM_INT
+                return BOTTOM_REAL if term.sort.real else BOTTOM_INT
         return FORWARD[term.kind](term, args)
 
-    def backward(self, term: Term, result: Interval, args: Sequence[Interval]) -> Sequence[Interval]:
+    def backward(self, term: Operation, result: Interval, args: Sequence[Interval]) -> Sequence[Interval]:
         if result.lo > result.hi or any(a.lo > a.hi for a in args):
             return [bottom(a.real) for a in args]
         out = BACKWARD[term.kind](term, result, args)
@@ -855,7 +855,3 @@ class IntervalDomain:
 
 
 INTERVAL = IntervalDomain()
-
-
-def sort_of(v: Interval) -> Sort:
-    return REAL if v.real else INT

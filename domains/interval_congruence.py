@@ -22,12 +22,12 @@ from typing import Sequence
 
 import attrs
 
-from absint.lang.terms import REAL, Sort, Term
 from domains import congruence as cg
 from domains import interval as iv
 from domains.bounds import Bound, next_congruent, prev_congruent
 from domains.congruence import Congruence
 from domains.interval import Interval
+from domains.lattice import Operation, Sort
 
 
 def reduce(i: Interval, c: Congruence) -> tuple[Interval, Congruence]:
@@ -149,7 +149,7 @@ def _may_be_zero(v: IntervalCongruence) -> bool:
 # ---------------------------------------------------------------- forward
 
 
-def _f_componentwise(t: Term, args: Sequence[IntervalCongruence]) -> IntervalCongruence:
+def _f_componentwise(t: Operation, args: Sequence[IntervalCongruence]) -> IntervalCongruence:
     kind = t.kind
     i = iv.FORWARD[kind](t, [a.interval for a in args])
     c = cg.FORWARD[kind](t, [a.congruence for a in args])
@@ -161,7 +161,7 @@ def _f_const(t, args):
 
 
 def _f_var(t, args):
-    return TOP_REAL if t.sort is REAL else TOP_INT
+    return TOP_REAL if t.sort.real else TOP_INT
 
 
 def _f_div(t, args):
@@ -234,10 +234,10 @@ class IntervalCongruenceDomain:
         return IntervalCongruence(interval, congruence)
 
     def top(self, sort: Sort) -> IntervalCongruence:
-        return TOP_REAL if sort is REAL else TOP_INT
+        return TOP_REAL if sort.real else TOP_INT
 
     def bottom(self, sort: Sort) -> IntervalCongruence:
-        return BOTTOM_REAL if sort is REAL else BOTTOM_INT
+        return BOTTOM_REAL if sort.real else BOTTOM_INT
 
     def is_bottom(self, v: IntervalCongruence) -> bool:
         return v.interval.lo > v.interval.hi
@@ -266,17 +266,17 @@ class IntervalCongruenceDomain:
 
     def from_bounds(self, lo: Bound, hi: Bound, sort: Sort) -> IntervalCongruence:
         """([lo, hi], top) reduced (Int bounds rounded inward)."""
-        real = sort is REAL
+        real = sort.real
         return IntervalCongruence(iv.make(lo, hi, real), cg.top(real))
 
-    def forward(self, term: Term, args: Sequence[IntervalCongruence]) -> IntervalCongruence:
+    def forward(self, term: Operation, args: Sequence[IntervalCongruence]) -> IntervalCongruence:
         for a in args:
             if a.interval.lo > a.interval.hi:
-                return BOTTOM_REAL if term.sort is REAL else BOTTOM_INT
+                return BOTTOM_REAL if term.sort.real else BOTTOM_INT
         return FORWARD[term.kind](term, args)
 
     def backward(
-        self, term: Term, result: IntervalCongruence, args: Sequence[IntervalCongruence]
+        self, term: Operation, result: IntervalCongruence, args: Sequence[IntervalCongruence]
     ) -> Sequence[IntervalCongruence]:
         if result.interval.lo > result.interval.hi or any(a.interval.lo > a.interval.hi for a in args):
             return [_bottom(a.real) for a in args]

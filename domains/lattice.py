@@ -15,9 +15,29 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence, TypeVar
 
-from absint.lang.terms import Sort, Term
 
 V = TypeVar("V")
+
+
+class Sort(Protocol):
+    """What a domain needs to know of a term's sort: whether it is Real (else Int).
+
+    Domains take the term language's sorts as they are, by this one attribute, so that
+    ``domains`` depends on no other package."""
+
+    real: bool
+
+
+class Operation(Protocol):
+    """A term as the transfer functions read it: its ``kind`` (the operator table's name,
+    ``lin``, ``mul``, ``div``, ...), its ``sort``, its operands ``args`` (only their identity
+    is read: a repeated factor of ``x*x`` is the same object twice) and its ``data`` (a
+    constant's value, a linear form's ``(coefficients, constant)``)."""
+
+    kind: str
+    sort: Sort
+    args: tuple
+    data: object
 
 
 class Lattice(Protocol[V]):
@@ -49,7 +69,7 @@ class ValueDomain(Lattice[V], Protocol[V]):
         """The abstraction of one number."""
         ...
 
-    def forward(self, term: Term, args: Sequence[V]) -> V:
+    def forward(self, term: Operation, args: Sequence[V]) -> V:
         """A sound value for ``term`` when its ``args`` (in ``term.args`` order) have these values.
 
         For ``lin`` the args are the atoms' values; coefficients are in ``term.data``.
@@ -59,7 +79,7 @@ class ValueDomain(Lattice[V], Protocol[V]):
         """
         ...
 
-    def backward(self, term: Term, result: V, args: Sequence[V]) -> Sequence[V]:
+    def backward(self, term: Operation, result: V, args: Sequence[V]) -> Sequence[V]:
         """Operand values narrowed so that every concrete tuple of operands whose
         result lies in ``result`` is still included (each returned value ⊑ the given one).
 
@@ -83,10 +103,9 @@ class ValueDomain(Lattice[V], Protocol[V]):
 
 
 class RelationalDomain(Protocol):
-    """A domain over several variables at once (e.g. polyhedra on one block)."""
+    """A domain over several variables at once (e.g. polyhedra on one slice); its constraints
+    are its own values (see :class:`domains.polyhedra.LinearConstraint`)."""
 
-    def add(self, fact: Term) -> None: ...
+    def add(self, constraint: object) -> None: ...
 
-    def entails(self, guard: Term) -> bool | None: ...
-
-    def bound(self, term: Term) -> tuple[object, object]: ...
+    def entails(self, constraint: object) -> bool | None: ...

@@ -355,7 +355,7 @@ def test_bool_compared_with_int_is_type_error():
 def test_repr_is_smtlib_text():
     assert repr(T.add(T.scale(x, 2), c(-1))) == "(+ (* 2 x) (- 1))"
     assert repr(T.le(r, c(Fraction(1, 2), REAL))) == "(<= (+ r (- (/ 1.0 2.0))) 0.0)"
-    assert repr(T.ne(x, y)) == "(not (= (+ x (* (- 1) y)) 0))"
+    assert repr(T.ne(x, y)) == "(distinct (+ x (* (- 1) y)) 0)"
     assert repr(T.minimum(x, y)) == "(min2 x y)"
     assert repr(T.var("a b", INT)) == "|a b|"
 

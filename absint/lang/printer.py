@@ -1,40 +1,45 @@
-"""Terms back to SMT-LIB text: for messages, reports and files other tools read."""
+"""Terms back to text: SMT-LIB for messages, reports and files other tools read, and a
+readable infix form (``s0*s1 - 1``, ``(s0 + 1) // 2``) for people.
+
+Both are driven by the operator table (:mod:`absint.lang.ops`): a kind's SMT-LIB
+spelling and its infix style come from its row. Printing walks the DAG bottom-up over
+its distinct sub-terms, so deep terms print without recursion.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from absint.lang.terms import INT, Term, subterms
+from absint.lang.dag import Node, subterms
+from absint.lang.ops import ATOM, COMPARE, DIVMOD, OPS, POWER, PRODUCT, SUM
 
-_OPS = {
-    "mul": "*", "div": "div", "mod": "mod", "to_int": "to_int", "to_real": "to_real",
-    "rdiv": "/", "pow": "^", "ceil": "ceil", "min": "min2", "max": "max2", "ite": "ite",
-    "and": "and", "or": "or", "not": "not",
-}
+_Text = tuple[str, int]  # rendered text and how tightly it binds
 
 
-def number(v: object, sort: object = None) -> str:
-    """A numeral in SMT-LIB syntax; negative values as ``(- n)``."""
+def number(v: object, real: bool = False) -> str:
+    """A numeral in SMT-LIB syntax (a Real one with a decimal point); negative as ``(- n)``."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, Fraction) or sort is not INT and sort is not None:
+    if isinstance(v, Fraction) or real:
         f = Fraction(v)
-        if f.denominator == 1:
-            body = f"{abs(f.numerator)}.0"
-        else:
-            body = f"(/ {abs(f.numerator)}.0 {f.denominator}.0)"
+        body = f"{abs(f.numerator)}.0" if f.denominator == 1 else f"(/ {abs(f.numerator)}.0 {f.denominator}.0)"
         return f"(- {body})" if f < 0 else body
     return f"(- {-v})" if v < 0 else str(v)
 
 
-def to_smtlib(t: Term) -> str:
-    """Render ``t`` as one SMT-LIB expression (shared sub-terms are repeated).
+def symbol(name: str) -> str:
+    """A symbol as SMT-LIB reads it back: quoted with ``|...|`` when it needs to be."""
+    simple = bool(name) and not any(ch in name for ch in " ()|;\"'\t\n") and not name[0].isdigit()
+    return name if simple else f"|{name}|"
 
-    Iterative (an explicit stack of pieces), so arbitrarily deep terms print without
-    a RecursionError: error messages render terms thousands of levels deep.
-    """
+
+# ---------------------------------------------------------------- SMT-LIB
+
+
+def to_smtlib(t: Node) -> str:
+    """``t`` as one SMT-LIB expression (shared sub-terms are repeated)."""
     out: list[str] = []
-    stack: list[str | Term] = [t]
+    stack: list[str | Node] = [t]
     while stack:
         piece = stack.pop()
         if isinstance(piece, str):
@@ -44,68 +49,57 @@ def to_smtlib(t: Term) -> str:
     return "".join(out)
 
 
-def _pieces(t: Term) -> list[str | Term]:
+def _pieces(t: Node) -> list[str | Node]:
     """The text of ``t`` as strings and sub-terms still to render, in order."""
     k = t.kind
     if k == "const":
-        return [number(t.data, t.sort)]
+        return [number(t.data, t.sort.real)]
     if k == "var":
-        name = t.data
-        return [name if _simple(name) else f"|{name}|"]
+        return [symbol(t.data)]
+    spelling = OPS[k].smtlib
     if k == "lin":
-        coefs, c = t.data
-        parts: list[list[str | Term]] = []
-        for a, v in zip(t.args, coefs):
-            parts.append([a] if v == 1 else [f"(* {number(v, t.sort)} ", a, ")"])
-        if c != 0:
-            parts.append([number(c, t.sort)])
-        if len(parts) == 1:
-            return parts[0]
-        out: list[str | Term] = ["(+"]
-        for part in parts:
-            out.append(" ")
-            out.extend(part)
-        out.append(")")
-        return out
-    if k in ("le", "lt", "eq"):
-        op = {"le": "<=", "lt": "<", "eq": "="}[k]
+        return _sum_pieces(t, spelling)
+    if OPS[k].infix.style == "compare":
         x = t.args[0]
-        return [f"({op} ", x, f" {number(0, x.sort)})"]
-    if k == "ne":
-        x = t.args[0]
-        return ["(not (= ", x, f" {number(0, x.sort)}))"]
-    out = ["(" + _OPS[k]]
+        return [f"({spelling} ", x, f" {number(0, x.sort.real)})"]
+    out: list[str | Node] = ["(" + spelling]
     for a in t.args:
-        out.append(" ")
-        out.append(a)
+        out += [" ", a]
     out.append(")")
     return out
 
 
-def _simple(name: str) -> bool:
-    return bool(name) and not any(ch in name for ch in " ()|;\"'\t\n") and not name[0].isdigit()
+def _sum_pieces(t: Node, spelling: str) -> list[str | Node]:
+    coefs, c = t.data
+    parts: list[list[str | Node]] = [[a] if v == 1 else [f"(* {number(v, t.sort.real)} ", a, ")"]
+                                     for a, v in zip(t.args, coefs)]
+    if c != 0:
+        parts.append([number(c, t.sort.real)])
+    if len(parts) == 1:
+        return parts[0]
+    out: list[str | Node] = ["(" + spelling]
+    for part in parts:
+        out.append(" ")
+        out.extend(part)
+    out.append(")")
+    return out
 
 
 # ---------------------------------------------------------------- readable infix
 
-# how tightly a rendered term binds: an operand looser than its place needs parentheses
-_OR, _AND, _NOT, _COMPARE, _SUM, _DIVMOD, _PRODUCT, _POWER, _ATOM = range(9)
-_Text = tuple[str, int]  # rendered text and how tightly it binds
 
-
-def to_infix(t: Term) -> str:
+def to_infix(t: Node) -> str:
     """Render ``t`` readably, in Python's operator syntax: ``s0*s1 - 2*u0 + 1``, ``(s0 + 1) // 2``.
 
     ``//`` and ``%`` are written only for a positive constant divisor, where SMT-LIB's
     Euclidean ``div``/``mod`` agree with Python's; any other divisor is written
     ``div(x, y)`` / ``mod(x, y)`` (Euclidean). ``to_int`` is ``floor``; ``ceil``, ``min``,
-    ``max``, ``to_real`` and ``ite(c, a, b)`` are functions. Built bottom-up over the
-    distinct sub-terms (no recursion, so deep terms print), and not through sympy,
-    whose constructors rewrite what they are given.
+    ``max``, ``to_real`` and ``ite(c, a, b)`` are functions. Not through sympy, whose
+    constructors rewrite what they are given.
     """
     done: dict[int, _Text] = {}
     for s in subterms(t):
-        done[s.id] = _infix_node(s, done)
+        done[s.id] = _INFIX[OPS[s.kind].infix.style](s, [done[a.id] for a in s.args], done)
     return done[t.id][0]
 
 
@@ -115,24 +109,24 @@ def _wrap(text: _Text, at_least: int) -> str:
 
 def _infix_number(v: object) -> _Text:
     if isinstance(v, bool):
-        return ("true" if v else "false"), _ATOM
+        return ("true" if v else "false"), ATOM
     if isinstance(v, Fraction) and v.denominator != 1:
-        return str(v), _DIVMOD  # 3/2 is a quotient: (3/2)*x
+        return str(v), DIVMOD  # 3/2 is a quotient: (3/2)*x
     n = int(v)
-    return str(n), (_ATOM if n >= 0 else _SUM)
+    return str(n), (ATOM if n >= 0 else SUM)
 
 
 def _infix_sum(parts: list[tuple[object, _Text]], c: object) -> _Text:
     """``sum k*a + c`` as ``a + 2*b - d - 3``: positive terms first, the constant last."""
     ordered = [p for p in parts if p[0] > 0] + [p for p in parts if p[0] < 0]
     out: list[str] = []
-    prec = _ATOM
+    prec = ATOM
     for k, atom in ordered:
         mag = abs(k)
         if mag == 1:
-            body, prec = _wrap(atom, _PRODUCT), max(min(atom[1], _ATOM), _PRODUCT)
+            body, prec = _wrap(atom, PRODUCT), max(min(atom[1], ATOM), PRODUCT)
         else:
-            body, prec = f"{_wrap(_infix_number(mag), _POWER)}*{_wrap(atom, _PRODUCT)}", _PRODUCT
+            body, prec = f"{_wrap(_infix_number(mag), POWER)}*{_wrap(atom, PRODUCT)}", PRODUCT
         if out:
             out.append(f" + {body}" if k > 0 else f" - {body}")
         else:
@@ -141,55 +135,57 @@ def _infix_sum(parts: list[tuple[object, _Text]], c: object) -> _Text:
         text, prec = _infix_number(abs(c) if out else c)
         out.append(text if len(out) == 0 else (f" + {text}" if c > 0 else f" - {text}"))
     if len(out) > 1 or out[0].startswith("-"):
-        prec = _SUM
+        prec = SUM
     return "".join(out), prec
 
 
-def _infix_compare(t: Term, done: dict[int, _Text]) -> _Text:
-    x = t.args[0]  # the comparison is x <op> 0
+def _linear_parts(x: Node, done: dict[int, _Text]) -> tuple[list[tuple[object, _Text]], object]:
     if x.kind == "lin":
         coefs, c = x.data
-        parts = list(zip(coefs, (done[a.id] for a in x.args)))
-    elif x.kind == "const":
-        parts, c = [], x.data
-    else:
-        parts, c = [(1, done[x.id])], 0
+        return list(zip(coefs, (done[a.id] for a in x.args))), c
+    if x.kind == "const":
+        return [], x.data
+    return [(1, done[x.id])], 0
+
+
+def _compare(t: Node, args: list[_Text], done: dict[int, _Text]) -> _Text:
+    parts, c = _linear_parts(t.args[0], done)  # the comparison is x <op> 0
     pos = [(k, a) for k, a in parts if k > 0]
     neg = [(-k, a) for k, a in parts if k < 0]
-    op = {"le": "<=", "lt": "<", "eq": "==", "ne": "!="}[t.kind]
     # sum(pos) - sum(neg) + c <op> 0  <=>  sum(pos) <op> sum(neg) - c
     left = _infix_sum(pos, 0)[0] if pos else "0"
-    return f"{left} {op} {_infix_sum(neg, -c)[0]}", _COMPARE
+    return f"{left} {OPS[t.kind].infix.symbol} {_infix_sum(neg, -c)[0]}", COMPARE
 
 
-def _infix_node(t: Term, done: dict[int, _Text]) -> _Text:
-    k = t.kind
-    args = [done[a.id] for a in t.args]
-    if k == "const":
-        return _infix_number(t.data)
-    if k == "var":
-        return t.data, _ATOM
-    if k == "lin":
-        coefs, c = t.data
-        return _infix_sum(list(zip(coefs, args)), c)
-    if k == "mul":
-        return "*".join(_wrap(a, _PRODUCT) for a in args), _PRODUCT
-    if k in ("div", "mod"):
-        d = t.args[1]
-        if d.kind == "const" and d.data > 0:
-            return f"{_wrap(args[0], _DIVMOD)} {'//' if k == 'div' else '%'} {_wrap(args[1], _POWER)}", _DIVMOD
-        return f"{k}({args[0][0]}, {args[1][0]})", _ATOM
-    if k == "rdiv":
-        return f"{_wrap(args[0], _DIVMOD)} / {_wrap(args[1], _POWER)}", _DIVMOD
-    if k == "pow":
-        return f"{_wrap(args[0], _ATOM)}**{_wrap(args[1], _ATOM)}", _POWER
-    if k in ("to_int", "ceil", "to_real", "min", "max", "ite"):
-        return f"{'floor' if k == 'to_int' else k}({', '.join(a[0] for a in args)})", _ATOM
-    if k in ("le", "lt", "eq", "ne"):
-        return _infix_compare(t, done)
-    if k == "not":
-        return f"not {_wrap(args[0], _NOT)}", _NOT
-    if k in ("and", "or"):
-        prec = _AND if k == "and" else _OR
-        return f" {k} ".join(_wrap(a, prec + 1) for a in args), prec
-    raise ValueError(f"no infix form for a term of kind {k!r}")
+def _divmod(t: Node, args: list[_Text], done) -> _Text:
+    d = t.args[1]
+    if d.kind == "const" and d.data > 0:
+        return f"{_wrap(args[0], DIVMOD)} {OPS[t.kind].infix.symbol} {_wrap(args[1], POWER)}", DIVMOD
+    return f"{t.kind}({args[0][0]}, {args[1][0]})", ATOM
+
+
+def _binary(t: Node, args: list[_Text], done) -> _Text:
+    """``a / b`` (left-associative: a quotient may stand left) or ``a**b`` (operands atomic)."""
+    infix = OPS[t.kind].infix
+    if infix.binds == POWER:
+        return f"{_wrap(args[0], ATOM)}{infix.symbol}{_wrap(args[1], ATOM)}", POWER
+    return f"{_wrap(args[0], infix.binds)} {infix.symbol} {_wrap(args[1], POWER)}", infix.binds
+
+
+def _junction(t: Node, args: list[_Text], done) -> _Text:
+    infix = OPS[t.kind].infix
+    return f" {infix.symbol} ".join(_wrap(a, infix.binds + 1) for a in args), infix.binds
+
+
+_INFIX = {
+    "number": lambda t, args, done: _infix_number(t.data),
+    "name": lambda t, args, done: (t.data, ATOM),
+    "sum": lambda t, args, done: _infix_sum(list(zip(t.data[0], args)), t.data[1]),
+    "product": lambda t, args, done: ("*".join(_wrap(a, PRODUCT) for a in args), PRODUCT),
+    "divmod": _divmod,
+    "binary": _binary,
+    "call": lambda t, args, done: (f"{OPS[t.kind].infix.symbol}({', '.join(a[0] for a in args)})", ATOM),
+    "compare": _compare,
+    "not": lambda t, args, done: (f"not {_wrap(args[0], OPS['not'].infix.binds)}", OPS["not"].infix.binds),
+    "junction": _junction,
+}

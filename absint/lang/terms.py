@@ -31,37 +31,14 @@ from typing import Iterable, Iterator, Union
 
 import attrs
 
+from absint.lang.dag import subterms
+from absint.lang.ops import ATOM_KINDS, COMPARISON_KINDS, OPS
+from absint.lang.printer import to_smtlib
+from absint.lang.sorts import BOOL, INT, REAL, Sort
+from domains.bounds import euclid_div, euclid_mod, pow_exact  # noqa: F401 - constant folding, and re-exported
+
 Number = Union[int, Fraction]
 
-
-class Sort:
-    """One of three singletons; not an Enum because Enum hashing is Python-level and
-    sorts are part of every interning key."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: str):
-        self.value = value
-
-    def __repr__(self) -> str:
-        return self.value
-
-    def __reduce__(self):
-        return (_sort_named, (self.value,))
-
-
-INT, REAL, BOOL = Sort("Int"), Sort("Real"), Sort("Bool")
-_SORTS = {"Int": INT, "Real": REAL, "Bool": BOOL}
-
-
-def _sort_named(value: str) -> Sort:
-    return _SORTS[value]
-
-#: kinds whose terms are atoms of the linear normal form
-ATOM_KINDS = frozenset(
-    {"var", "mul", "div", "mod", "to_int", "to_real", "rdiv", "pow", "ceil", "min", "max", "ite"}
-)
-COMPARISON_KINDS = frozenset({"le", "lt", "eq", "ne"})
 
 _ids = itertools.count()
 _table: dict[tuple, "Term"] = {}
@@ -84,8 +61,6 @@ class Term:
     id: int
 
     def __repr__(self) -> str:
-        from absint.lang.printer import to_smtlib
-
         return to_smtlib(self)
 
     @property
@@ -345,56 +320,7 @@ def power(base: Term, exponent: Term) -> Term:
     return _intern("pow", sort, (base, exponent), None)
 
 
-def pow_exact(b: Number, e: Number) -> Number | None:
-    """``b ** e`` when it is rational (None where it is not, or undefined)."""
-    b, e = Fraction(b), Fraction(e)
-    if e.denominator == 1:
-        if b == 0 and e < 0:
-            return None
-        return b ** int(e)
-    if b < 0:
-        return None
-    q = e.denominator
-    num = _exact_root(b.numerator, q)
-    den = _exact_root(b.denominator, q)
-    if num is None or den is None:
-        return None
-    root = Fraction(num, den)
-    if root == 0 and e < 0:
-        return None
-    return root ** e.numerator
-
-
-def _exact_root(n: int, q: int) -> int | None:
-    r = round(n ** (1.0 / q)) if n < 2**52 else _iroot(n, q)
-    for cand in (r - 1, r, r + 1):
-        if cand >= 0 and cand**q == n:
-            return cand
-    return None
-
-
-def _iroot(n: int, q: int) -> int:
-    lo, hi = 0, 1 << (n.bit_length() // q + 1)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if mid**q <= n:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 # ---------------------------------------------------------------- integer division
-
-def euclid_div(x: int, y: int) -> int:
-    """SMT-LIB ``div``: ``x = y*q + r`` with ``0 <= r < |y|``."""
-    r = x % abs(y)
-    return (x - r) // y
-
-
-def euclid_mod(x: int, y: int) -> int:
-    return x % abs(y)
-
 
 def _require_int(*ts: Term) -> None:
     for t in ts:
@@ -750,25 +676,26 @@ def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
 
 # ---------------------------------------------------------------- traversal helpers
 
-def subterms(root: Term) -> list[Term]:
-    """All distinct sub-terms of ``root``, children before parents."""
-    out: list[Term] = []
-    seen: set[int] = set()
-    stack: list[tuple[Term, bool]] = [(root, False)]
-    while stack:
-        t, done = stack.pop()
-        if done:
-            out.append(t)
-            continue
-        if t.id in seen:
-            continue
-        seen.add(t.id)
-        stack.append((t, True))
-        for a in t.args:
-            if a.id not in seen:
-                stack.append((a, False))
-    return out
-
-
 def free_vars(root: Term) -> list[Term]:
     return [t for t in subterms(root) if t.kind == "var"]
+
+
+# ---------------------------------------------------------------- rebuilding
+
+#: kind -> the canonical constructor the operator table names for it
+_CONSTRUCTORS = {k: globals()[op.constructor] for k, op in OPS.items() if op.arity != (0, 0)}
+
+
+def rebuild(t: Term, args: tuple[Term, ...]) -> Term:
+    """A term of ``t``'s kind over new operands, in canonical form (``t`` itself when they are
+    the same): a comparison ``x <op> 0`` is rebuilt against zero, a sum with its coefficients."""
+    if all(x is y for x, y in zip(args, t.args)):
+        return t
+    k = t.kind
+    if k == "lin":
+        coefs, c = t.data
+        return add(const(c, t.sort), *(scale(a, v) for a, v in zip(args, coefs)))
+    if k in COMPARISON_KINDS:
+        x = args[0]
+        return _CONSTRUCTORS[k](x, ZERO if x.sort is INT else ZERO_REAL)
+    return _CONSTRUCTORS[k](*args)

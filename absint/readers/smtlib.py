@@ -13,7 +13,9 @@ from fractions import Fraction
 from typing import Callable
 
 from absint.lang import terms as T
+from absint.lang.ops import OPS, Op
 from absint.lang.program import Fact, Position, Program, Source, Symbol
+from absint.lang.sorts import SORTS
 from absint.lang.terms import BOOL, INT, REAL, Sort, Term
 
 TOKEN = re.compile(r'[()]|[^\s()|";]+|\|[^|]*\||"(?:[^"]|"")*"|[|"]')
@@ -21,7 +23,6 @@ _COMMENT = re.compile(r'"(?:[^"]|"")*"|\|[^|]*\||;[^\n]*')
 _INT = re.compile(r"-?[0-9]+")  # a leading '-' is Z3's extension, used by the corpus
 _DEC = re.compile(r"-?[0-9]+\.[0-9]+")
 _OUTPUT = re.compile(r"output\d+_")
-SORTS = {"Int": INT, "Real": REAL, "Bool": BOOL}
 
 
 class SmtLibError(Exception):
@@ -443,15 +444,41 @@ def _chain(build: Callable[[Term, Term], Term]) -> Callable[[list[Term]], Term]:
     return chained
 
 
+def _fold(build: Callable[[Term, Term], Term]) -> Callable[[list[Term]], Term]:
+    def folded(args: list[Term]) -> Term:
+        out = args[0]
+        for a in args[1:]:
+            out = build(out, a)
+        return out
+
+    return folded
+
+
+def _numeric(build: Callable[[list[Term]], Term]) -> Callable[[list[Term]], Term]:
+    def checked(args: list[Term]) -> Term:
+        for a in args:
+            if a.sort is BOOL:
+                raise TypeError("expected a numeric argument, got Bool")
+        return build(args)
+
+    return checked
+
+
+def _reading(op: Op) -> tuple[tuple[int, int | None], Callable[[list[Term]], Term]]:
+    """How an application of ``op``'s SMT-LIB spelling combines its operands (its row's
+    ``reading``): n-ary, a chain of comparisons, a left fold, or its own fixed arity."""
+    build = getattr(T, op.constructor)
+    if op.reading == "nary":
+        return (1, None), lambda a: build(*a)
+    if op.reading == "chain":
+        return (2, None), _chain(build)
+    if op.reading == "fold":
+        return (2, None), _fold(build)
+    return op.arity, lambda a: build(*a)
+
+
 def _distinct(args: list[Term]) -> Term:
     return T.and_(*(T.ne(a, b) for k, a in enumerate(args) for b in args[k + 1:]))
-
-
-def _xor(args: list[Term]) -> Term:
-    out = args[0]
-    for a in args[1:]:
-        out = T.xor(out, a)
-    return out
 
 
 def _implies(args: list[Term]) -> Term:
@@ -461,45 +488,22 @@ def _implies(args: list[Term]) -> Term:
     return out
 
 
-def _numeric(args: list[Term]) -> list[Term]:
-    for a in args:
-        if a.sort is BOOL:
-            raise TypeError("expected a numeric argument, got Bool")
-    return args
-
-
-def _abs(x: Term) -> Term:
-    return T.maximum(x, T.neg(x))
-
-
-_BUILTINS: dict[str, tuple[tuple[int, int | None], Callable[[list[Term]], Term]]] = {
-    "+": ((1, None), lambda a: T.add(*_numeric(a))),
-    "-": ((1, None), lambda a: T.sub(*_numeric(a))),
-    "*": ((1, None), lambda a: T.mul(*_numeric(a))),
-    "div": ((2, None), lambda a: _fold(T.div, a)),
-    "mod": ((2, 2), lambda a: T.mod(a[0], a[1])),
-    "/": ((2, None), lambda a: _fold(T.rdiv, _numeric(a))),
-    "^": ((2, 2), lambda a: T.power(a[0], a[1])),
-    "to_int": ((1, 1), lambda a: T.to_int(a[0])),
-    "to_real": ((1, 1), lambda a: T.to_real(a[0])),
-    "abs": ((1, 1), lambda a: _abs(a[0])),
-    "<=": ((2, None), _chain(T.le)),
-    "<": ((2, None), _chain(T.lt)),
+#: operators SMT-LIB spells that are no kind of term: each is built from the kinds
+_SUGAR: dict[str, tuple[tuple[int, int | None], Callable[[list[Term]], Term]]] = {
+    "-": ((1, None), lambda a: T.sub(*a)),
     ">=": ((2, None), _chain(T.ge)),
     ">": ((2, None), _chain(T.gt)),
-    "=": ((2, None), _chain(T.eq)),
     "distinct": ((2, None), _distinct),
-    "not": ((1, 1), lambda a: T.not_(a[0])),
-    "and": ((1, None), lambda a: T.and_(*a)),
-    "or": ((1, None), lambda a: T.or_(*a)),
     "=>": ((2, None), _implies),
-    "xor": ((2, None), _xor),
-    "ite": ((3, 3), lambda a: T.ite(a[0], a[1], a[2])),
+    "xor": ((2, None), _fold(T.xor)),
+    "abs": ((1, 1), lambda a: T.maximum(a[0], T.neg(a[0]))),
 }
 
+#: arithmetic that also accepts Int and Real operands mixed: a Bool operand is a sort error
+_NUMERIC = frozenset({"+", "-", "*", "/"})
 
-def _fold(build: Callable[[Term, Term], Term], args: list[Term]) -> Term:
-    out = args[0]
-    for a in args[1:]:
-        out = build(out, a)
-    return out
+#: every operator the reader knows: the operator table's spellings, then the sugar
+_BUILTINS = {op.smtlib: _reading(op) for op in OPS.values() if op.reading is not None}
+_BUILTINS.update(_SUGAR)
+_BUILTINS = {name: (arity, _numeric(build) if name in _NUMERIC else build)
+             for name, (arity, build) in _BUILTINS.items()}

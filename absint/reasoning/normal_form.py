@@ -19,39 +19,6 @@ from absint.lang import terms as T
 from absint.lang.terms import INT, REAL, Term
 
 
-def _cmp(kind: str) -> Callable[[Term, tuple[Term, ...]], Term]:
-    def rebuild(t: Term, a: tuple[Term, ...]) -> Term:
-        x = a[0]
-        zero = T.ZERO if x.sort is INT else T.ZERO_REAL
-        if kind == "ne":
-            return T.ne(x, zero)
-        return T._compare(kind, x, zero)
-
-    return rebuild
-
-
-_REBUILD: dict[str, Callable[[Term, tuple[Term, ...]], Term]] = {
-    "mul": lambda t, a: T.mul(*a),
-    "div": lambda t, a: T.div(a[0], a[1]),
-    "mod": lambda t, a: T.mod(a[0], a[1]),
-    "to_int": lambda t, a: T.to_int(a[0]),
-    "ceil": lambda t, a: T.ceil(a[0]),
-    "to_real": lambda t, a: T.to_real(a[0]),
-    "rdiv": lambda t, a: T.rdiv(a[0], a[1]),
-    "pow": lambda t, a: T.power(a[0], a[1]),
-    "min": lambda t, a: T.minimum(*a),
-    "max": lambda t, a: T.maximum(*a),
-    "ite": lambda t, a: T.ite(a[0], a[1], a[2]),
-    "le": _cmp("le"),
-    "lt": _cmp("lt"),
-    "eq": _cmp("eq"),
-    "ne": _cmp("ne"),
-    "and": lambda t, a: T.and_(*a),
-    "or": lambda t, a: T.or_(*a),
-    "not": lambda t, a: T.not_(a[0]),
-}
-
-
 class Rewriter:
     """A substitution on variables and the normal form it induces.
 
@@ -109,7 +76,7 @@ class Rewriter:
             return self._linear(t)
         args = t.args
         new = tuple(self.normalize(a) for a in args)
-        r = t if all(x is y for x, y in zip(new, args)) else _REBUILD[k](t, new)
+        r = T.rebuild(t, new)
         if self.oracle is not None:
             rk = r.kind
             if rk in ("div", "mod") and r.args[1].kind != "const":
@@ -147,7 +114,7 @@ class Rewriter:
             self._volatile = True
             return r
         reduced = _divide_monomials(zip(t.args, coefs), common, sign)
-        return self.normalize(_REBUILD[kind](r, (reduced,)))
+        return self.normalize(T.rebuild(r, (reduced,)))
 
     def _divide(self, r: Term) -> Term:
         a, b = r.args
