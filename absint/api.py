@@ -20,7 +20,7 @@ from typing import Iterable
 import sympy
 
 from absint.lang import terms as T
-from absint.lang.evaluator import NotEvaluable, evaluate as evaluate_term
+from absint.lang.evaluator import evaluate as evaluate_term, truth_at
 from absint.reasoning.reasoner import INT32_MAX, INT32_MIN, Reasoner
 from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, UnsupportedExpression
 from absint.lang.terms import BOOL, INT, REAL, Sort, Term
@@ -69,7 +69,6 @@ class ShapeReasoner:
 
     def __init__(self, *, budget: int | None = None, relational: bool = True):
         self._reasoner = Reasoner(budget=budget, relational=relational)
-        self._engine = self._reasoner.engine
         self._symbols: dict[str, sympy.Symbol] = {}
         self._hints: dict[str, int] = {}
         self._sorts: dict[str, Sort] = {}
@@ -110,7 +109,6 @@ class ShapeReasoner:
         x = T.var(name, INT)
         if hint is not None:
             self._hints[name] = hint
-            self._engine.preferred_eliminations.add(x)  # equalities eliminate input sizes first
         facts = _assumption_facts(symbol, x)
         if size_like:
             facts.append((sympy.Ge(symbol, 0, evaluate=False), T.ge(x, T.ZERO)))
@@ -120,15 +118,11 @@ class ShapeReasoner:
             facts.append((sympy.Le(symbol, hi, evaluate=False), T.le(x, self._numeric(hi))))
         if hint is not None:
             point = {**self._hints, name: hint}
-            for fact, t in facts:
-                try:
-                    holds = evaluate_term(t, point)
-                except NotEvaluable:  # a bound over unbacked symbols
-                    continue
-                if not holds:
+            for fact, t in facts:  # a bound over unbacked symbols is not evaluable: None
+                if truth_at(t, point) is False:
                     del self._symbols[name], self._sorts[name], self._hints[name]
-                    self._engine.preferred_eliminations.discard(x)
                     raise ValueError(f"hint {hint} of {name} contradicts its declaration: {fact}")
+            self._reasoner.prefer_to_eliminate([x])  # equalities eliminate input sizes first
         for fact, t in facts:
             self._assume_term(fact, t)
         return symbol
@@ -341,8 +335,7 @@ class ShapeReasoner:
     def _decided_with(self, fact, guard: Term) -> bool:
         """Whether ``fact`` added to the facts would decide ``guard`` (replayed on a
         fresh reasoner: this is the error path, not the hot one)."""
-        trial = Reasoner()
-        trial.engine.preferred_eliminations.update(self._engine.preferred_eliminations)
+        trial = Reasoner(backed=[T.var(n, INT) for n in self._hints])
         for f in self._reasoner.facts:
             trial.assume(f)
         trial.assume(self._to_term(fact))

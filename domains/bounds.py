@@ -99,6 +99,20 @@ def div_bound(a: Bound, b: Bound) -> Bound:
     return Fraction(a) / b
 
 
+def linear_range(coefs, k: Bound, ranges) -> tuple[Bound, Bound]:
+    """Σ cᵢ·[aᵢ, bᵢ] + k = [Σ cᵢ·(cᵢ > 0 ? aᵢ : bᵢ) + k, Σ cᵢ·(cᵢ > 0 ? bᵢ : aᵢ) + k] for
+    ``ranges`` of ``(aᵢ, bᵢ)`` pairs."""
+    lo = hi = k
+    for c, (a, b) in zip(coefs, ranges):
+        if c > 0:
+            lo += c * a
+            hi += c * b
+        else:
+            lo += c * b
+            hi += c * a
+    return lo, hi
+
+
 def mul_range(a: Bound, b: Bound, c: Bound, d: Bound) -> tuple[Bound, Bound]:
     """[a, b] · [c, d] = [min, max] of the four corner products (0 · inf = 0)."""
     if a >= 0 and c >= 0:

@@ -40,6 +40,7 @@ from domains.bounds import (
     div_range_int,
     floor_bound,
     floor_div,
+    linear_range,
     mul_range,
     next_residue_in,
     pow_ceil,
@@ -166,15 +167,8 @@ def contains_zero(v: Interval) -> bool:
 
 
 def add_lin(coefs: Sequence, k: Bound, args: Sequence[Interval], real: bool) -> Interval:
-    """Σ cᵢ·[aᵢ, bᵢ] + k = [Σ cᵢ·(cᵢ > 0 ? aᵢ : bᵢ) + k, Σ cᵢ·(cᵢ > 0 ? bᵢ : aᵢ) + k]"""
-    lo = hi = k
-    for c, a in zip(coefs, args):
-        if c > 0:
-            lo += c * a.lo
-            hi += c * a.hi
-        else:
-            lo += c * a.hi
-            hi += c * a.lo
+    """Σ cᵢ·[aᵢ, bᵢ] + k (see :func:`domains.bounds.linear_range`)"""
+    lo, hi = linear_range(coefs, k, [(a.lo, a.hi) for a in args])
     return Interval(lo, hi, real)
 
 

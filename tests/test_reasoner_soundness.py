@@ -164,13 +164,12 @@ def test_quick_truth_never_contradicts_the_full_truth(program):
         r.assume(f)
     if r.contradiction:
         return
-    engine = r.engine
     for g in guards:
         for c in (g.args if g.kind in ("and", "or") else (g,)):
-            n = engine.normalize(c)
-            quick = engine.quick_truth(n)
-            full = engine.truth(n)
-            if engine.contradiction:
+            n = r.normalize(c)
+            quick = r.entailment.quick_truth(n)
+            full = r.truth(n)
+            if r.contradiction:
                 return
             if quick is not None:
                 assert full is quick, (to_smtlib(n), quick, full)

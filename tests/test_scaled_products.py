@@ -40,8 +40,8 @@ def half(t, offset=0):
 def test_chain_of_a_pooled_size_reaches_the_input_size():
     rs = Reasoner()
     f = T.sub(half(half(x, 1), 1), k(3))  # ((x + 1) div 2 + 1) div 2 - 3
-    rs.engine.register(f)
-    links = chain(rs.engine, f)
+    rs.network.register(f)
+    links = chain(rs.network, f)
     assert list(links) == [f, half(half(x, 1), 1), half(x, 1), x]
     # each halving may drop a remainder of 0 or 1: x/4 - 3 <= f <= x/4 - 3 + 1/4 + 1/2
     assert links[x] == (Fraction(1, 4), -3, Fraction(-9, 4))
@@ -52,8 +52,8 @@ def test_known_parity_makes_a_link_exact():
     rs = Reasoner()
     rs.assume(T.eq(T.mod(x, k(2)), k(1)))
     f = half(x, 1)
-    rs.engine.register(f)
-    links = chain(rs.engine, f)
+    rs.network.register(f)
+    links = chain(rs.network, f)
     assert links[x] == (Fraction(1, 2), Fraction(1, 2), Fraction(1, 2))  # (x + 1) div 2 = (x + 1)/2 for odd x
 
 

@@ -1,9 +1,20 @@
-"""Bounds of a product from a bounded product of affinely related factors.
+"""Bounds of a product through a dominating, bounded product: one search, two relations.
 
 Shape programs bound a tensor's element count, then the counts of the tensors
 computed from it: a pooled size ``(x + 1) div 2``, a convolution's ``x - 2``, or
 a chain of them. With ``x*y <= N`` known, ``((x - 1) div 2)*((y - 1) div 2) <= N/4``
 holds, but interval arithmetic, which reads each factor on its own, cannot see it.
+
+:meth:`ProductBounds.bound` looks for a product ``q`` the network bounds whose factors
+dominate ``p``'s, factor by factor, and takes the tightest bound it finds through
+either of two relations between a factor ``f`` of ``p`` and a factor ``g`` of ``q``:
+
+* *proved dominance* (:meth:`ProductBounds._dominating`): ``0 <= f <= g`` asked of the
+  facade, for the ``g`` that ``f`` is computed from (``a`` for ``div(a + 1, 2)``, both
+  sides of a ``min``), so ``prod f <= prod g``; a candidate product that is no key is
+  bounded the same way once more;
+* *affine chains* (:func:`scaled_product_bound`): ``f <= a*g`` for a constant ``a > 0``
+  read off the chains of divisions and shifts both factors are computed by.
 
 Each factor ``f`` is *unwrapped* into its chain: the terms ``g`` it is computed from
 by division by a positive constant and adding a constant, each with bounds
@@ -17,25 +28,98 @@ bounds of ``q``. Everything is sound for every integer point (see each function)
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from absint.lang import terms as T
 from absint.lang.terms import INT, Term
-
-if TYPE_CHECKING:  # pragma: no cover
-    from absint.reasoning.network import Engine
+from absint.reasoning.facade import Facade, Network
 
 #: how far a factor is unwrapped, and how many bounded products one question looks at
 MAX_CHAIN = 8
 MAX_PRODUCTS = 48
+#: candidate dominating products tried per product by proved dominance
+MAX_COMBINATIONS = 32
+
+
+class ProductBounds:
+    """The facade's product bounds: the tighter of the two relations' bounds."""
+
+    def __init__(self, facade: Facade):
+        self.facade = facade
+        self.network = facade.network
+
+    def bound(self, p: Term, upper: bool):
+        """An upper (or lower) bound of the product ``p``, or None."""
+        a = self._dominating(p, upper)
+        b = scaled_product_bound(self.network, p, upper)
+        if a is None or b is None:
+            return b if a is None else a
+        return min(a, b) if upper else max(a, b)
+
+    def _dominating(self, p: Term, upper: bool, depth: int = 2):
+        """A bound of ``p`` from a product of candidates ``g_i`` with ``0 <= f_i <= g_i``
+        (upper) or ``f_i >= g_i >= 0`` (lower), proved by the facade."""
+        options = [[f] + _candidates(f, upper) for f in p.args]
+        if all(len(o) == 1 for o in options):
+            return None
+        best = None
+        for n, combo in enumerate(itertools.product(*options)):
+            if n >= MAX_COMBINATIONS:
+                break
+            if all(g is f for g, f in zip(combo, p.args)):
+                continue
+            bound = self._bound_of(T.mul(*combo), upper, depth)
+            if bound is None or math.isinf(bound):
+                continue
+            if best is not None and (bound >= best if upper else bound <= best):
+                continue
+            if self._dominates(p.args, combo, upper):
+                best = bound
+        return best
+
+    def _bound_of(self, other: Term, upper: bool, depth: int):
+        if other.kind != "mul":
+            return None
+        v = self.network.key_value(other)
+        if v is not None:
+            lo, hi = self.network.domain.bounds(v)
+            return hi if upper else lo
+        return self._dominating(other, upper, depth - 1) if depth > 1 else None
+
+    def _dominates(self, fs, gs, upper: bool) -> bool:
+        truth = self.facade.truth
+        for f, g in zip(fs, gs):
+            if f is g:
+                if truth(T.ge(f, T.ZERO)) is not True:
+                    return False
+                continue
+            if upper:
+                if truth(T.ge(f, T.ZERO)) is not True or truth(T.le(f, g)) is not True:
+                    return False
+            elif truth(T.ge(g, T.ZERO)) is not True or truth(T.ge(f, g)) is not True:
+                return False
+        return True
+
+
+def _candidates(f: Term, upper: bool) -> list[Term]:
+    """Terms ``g`` that may bound ``f`` from above (``upper``) or below: what ``f`` is computed from."""
+    k = f.kind
+    out = []
+    if k == "div" and f.args[1].kind == "const" and f.args[1].data > 0:
+        coefs, _ = T.linear_parts(f.args[0])
+        if len(coefs) == 1:
+            out.append(next(iter(coefs)))
+    elif (k == "min" and upper) or (k == "max" and not upper):
+        out.extend(a for a in f.args if a.is_atom)
+    return out
 
 Number = int | Fraction
 Chain = dict[Term, tuple[Number, Number, Number]]  # g -> (s, lo, hi): s*g + lo <= f <= s*g + hi
 
 
-def chain(engine: "Engine", f: Term) -> Chain:
+def chain(network: Network, f: Term) -> Chain:
     """``f`` and the terms it is computed from, with ``s*g + lo <= f <= s*g + hi``
     (in order, ``f`` itself first).
 
@@ -70,7 +154,7 @@ def chain(engine: "Engine", f: Term) -> Chain:
             if e <= 0:
                 break
             d = d.data
-            r_lo, r_hi = _remainders(engine, arg, d)
+            r_lo, r_hi = _remainders(network, arg, d)
             s2, lo2, hi2 = Fraction(e, d), Fraction(c - r_hi, d), Fraction(c - r_lo, d)
         elif a is not g:  # u*a + k
             s2, lo2, hi2 = u, k, k
@@ -82,12 +166,12 @@ def chain(engine: "Engine", f: Term) -> Chain:
     return out
 
 
-def _remainders(engine: "Engine", arg: Term, d: int) -> tuple[int, int]:
+def _remainders(network: Network, arg: Term, d: int) -> tuple[int, int]:
     """The range of ``arg mod d`` (``d > 0``) that ``arg``'s congruence allows."""
-    key = engine.split(arg)[1]
-    if key is None or key not in engine.val:
+    key = network.split(arg)[1]
+    if key is None or network.key_value(key) is None:
         return 0, d - 1
-    v = engine.value(arg)
+    v = network.value(arg)
     m = getattr(v, "modulus", 1)
     if m > 0 and m % d == 0:
         r = v.residue % d
@@ -129,7 +213,7 @@ def relate(fc: Chain, hc: Chain, h_lo, upper: bool) -> Number | None:
     return best
 
 
-def scaled_product_bound(engine: "Engine", p: Term, upper: bool):
+def scaled_product_bound(network: Network, p: Term, upper: bool):
     """An upper (or lower) bound of the product ``p`` from a bounded product that dominates it.
 
     For a key ``q = h_1*...*h_m`` and an injective matching of ``p``'s factors ``f_i``
@@ -139,13 +223,13 @@ def scaled_product_bound(engine: "Engine", p: Term, upper: bool):
     and unmatched factors in ``(0, H_j]``: ``p >= (prod a_i) * lo(q) / prod H_j``
     when ``lo(q) >= 0``.
     """
-    match = _Matcher(engine, upper)
+    match = _Matcher(network, upper)
     fs = p.args
     for f in fs:
         if not match.bounds(f)[0] >= 0:
             return None
     best = None
-    for n, q in enumerate(_bounded_products(engine, p, match.chain(fs[0]))):
+    for n, q in enumerate(_bounded_products(network, p, match.chain(fs[0]))):
         if n >= MAX_PRODUCTS:
             break
         bound = match.bound_from(fs, q)
@@ -154,13 +238,13 @@ def scaled_product_bound(engine: "Engine", p: Term, upper: bool):
     return best
 
 
-def _bounded_products(engine: "Engine", p: Term, first: Chain):
+def _bounded_products(network: Network, p: Term, first: Chain):
     """The product keys (other than ``p``) with a factor whose key is in ``p``'s first
     factor's chain (a product is a parent of its factors' keys)."""
     seen = {p}
     for g in first:
-        key = engine.split(g)[1]
-        for q in engine.parents.get(key, ()):
+        key = network.split(g)[1]
+        for q in network.parents(key):
             if q.kind == "mul" and q not in seen and len(q.args) >= len(p.args):
                 seen.add(q)
                 yield q
@@ -169,8 +253,8 @@ def _bounded_products(engine: "Engine", p: Term, first: Chain):
 class _Matcher:
     """One question's matching of factors, with the chains and bounds it reads cached."""
 
-    def __init__(self, engine: "Engine", upper: bool):
-        self.engine = engine
+    def __init__(self, network: Network, upper: bool):
+        self.network = network
         self.upper = upper
         self._chains: dict[Term, Chain] = {}
         self._bounds: dict[Term, tuple] = {}
@@ -179,14 +263,14 @@ class _Matcher:
     def chain(self, t: Term) -> Chain:
         c = self._chains.get(t)
         if c is None:
-            c = self._chains[t] = chain(self.engine, t)
+            c = self._chains[t] = chain(self.network, t)
         return c
 
     def bounds(self, t: Term) -> tuple:
         b = self._bounds.get(t)
         if b is None:
-            e = self.engine
-            b = self._bounds[t] = e.d.bounds(e.value(t))
+            n = self.network
+            b = self._bounds[t] = n.domain.bounds(n.value(t))
         return b
 
     def relate(self, f: Term, h: Term) -> Number | None:
@@ -198,10 +282,10 @@ class _Matcher:
     def bound_from(self, fs, q: Term):
         """The bound of ``prod fs`` through the key ``q`` (see :func:`scaled_product_bound`)."""
         upper = self.upper
-        qv = self.engine.val.get(q)
+        qv = self.network.key_value(q)
         if qv is None:
             return None
-        q_lo, q_hi = self.engine.d.bounds(qv)
+        q_lo, q_hi = self.network.domain.bounds(qv)
         if (q_hi == math.inf) if upper else (q_lo == -math.inf or q_lo < 0):
             return None
         free = list(q.args)

@@ -1,9 +1,19 @@
-"""The reasoner over terms: facts one at a time, guards decided against them.
+"""The facade: facts one at a time, guards decided against them, cheapest layer first.
 
-Layers are tried cheapest first; each verdict records the one that decided it.
-A contradiction among the facts makes every guard vacuously TRUE, and is
-reported through :attr:`Reasoner.contradiction` (in a traced program it means a
-bug upstream or in us).
+:class:`Reasoner` owns the layers and is what they ask of each other (the
+:class:`absint.reasoning.facade.Facade` protocol), as TVM's sub-analyzers ask their
+``Analyzer``: layer 0, the normal form and its rule table; layer 1, the value network,
+its entailment, the product bounds and Miné's linearisation; layer 2, isl on a slice.
+Each verdict records the layer that decided it. A contradiction among the facts makes
+every guard vacuously TRUE, and is reported through :attr:`Reasoner.contradiction` (in a
+traced program it means a bug upstream or in us).
+
+What a question leaves behind (the facts never change, but later answers may): the
+keys of a guard that layer 1's fast path does not decide are registered in the value
+network, so later facts narrow them too; normal forms are memoised (a rule whose side
+conditions are not yet proved is retried later); the polyhedral layer counts its
+unproductive isl queries to back off. None of this changes what a later question means,
+only how much a later answer can know.
 """
 
 from __future__ import annotations
@@ -12,10 +22,17 @@ import math
 from typing import Iterable
 
 from absint.lang import terms as T
-from absint.reasoning.network import Engine
-from absint.reasoning.polyhedral import RelationalLayer
 from absint.lang.terms import BOOL, INT, Term
+from absint.reasoning.entailment import Entailment
+from absint.reasoning.facts import Facts
+from absint.reasoning.linearize import linearized_value
+from absint.reasoning.network import DEFAULT_BUDGET, ValueNetwork
+from absint.reasoning.normal_form import NormalForm
+from absint.reasoning.polyhedral import PolyhedralLayer
+from absint.reasoning.products import ProductBounds
 from absint.reasoning.verdict import UNKNOWN, Layer, Truth, Verdict
+from domains.interval_congruence import IC
+from domains.lattice import ValueDomain
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -26,57 +43,80 @@ _LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.POLYHEDRA: 2, Laye
 
 
 class Reasoner:
-    def __init__(self, domain=None, budget: int | None = None, relational: bool = True,
+    def __init__(self, domain: ValueDomain | None = None, budget: int | None = None, relational: bool = True,
                  backed: Iterable[Term] = ()):
-        """``backed``: the symbols with example values (inputs); equalities eliminate them first."""
-        kwargs = {} if budget is None else {"budget": budget}
-        self.engine = Engine(domain, **kwargs)
-        self.engine.preferred_eliminations.update(backed)
-        self.relational = RelationalLayer(self.engine) if relational else None
+        """``budget``: propagation steps per fact (default :data:`DEFAULT_BUDGET`);
+        ``relational``: whether isl backs layers 0-1; ``backed``: the symbols with
+        example values (inputs), which equalities eliminate first."""
+        self.network = ValueNetwork(self, IC if domain is None else domain,
+                                    DEFAULT_BUDGET if budget is None else budget)
+        self.normal_form = NormalForm(self)
+        self.entailment = Entailment(self)
+        self.products = ProductBounds(self)
+        self.polyhedral = PolyhedralLayer(self) if relational else None
+        self._intake = Facts(self, self.network, self.normal_form)
+        self._intake.prefer_to_eliminate(backed)
         self.facts: list[Term] = []
+
+    # ------------------------------------------------------------ what the layers ask (Facade)
+
+    def truth(self, b: Term) -> bool | None:
+        """Whether a normal Bool term holds, by layers 0 and 1 (no isl)."""
+        return self.entailment.truth(b)
+
+    def normalize(self, term: Term) -> Term:
+        return self.normal_form.normalize(term)
+
+    def literal_truth(self, b: Term) -> bool | None:
+        return self._intake.literal_truth(b)
+
+    def product_bound(self, p: Term, upper: bool):
+        return self.products.bound(p, upper)
+
+    def linearized_value(self, t: Term):
+        return linearized_value(self.network, t)
+
+    # ------------------------------------------------------------ facts
+
+    @property
+    def contradiction(self) -> bool:
+        return self.network.contradiction
 
     def prefer_to_eliminate(self, variables: Iterable[Term]) -> None:
         """Equalities eliminate these variables first (the inputs: backed symbols), so that
         the unbacked sizes they define stay the basis and keep their own bounds."""
-        self.engine.preferred_eliminations.update(variables)
-
-    @property
-    def contradiction(self) -> bool:
-        return self.engine.contradiction
+        self._intake.prefer_to_eliminate(variables)
 
     def assume(self, fact: Term) -> None:
         """Add a Bool fact; it is trusted only in the sense that later verdicts assume it."""
         if fact.sort is not BOOL:
             raise TypeError(f"assume() takes a Bool term, got {fact.sort.value}")
         self.facts.append(fact)
-        self.engine.assume(fact)
+        self._intake.assume(fact)
+
+    # ------------------------------------------------------------ questions
 
     def decide(self, guard: Term) -> Verdict:
         """TRUE if the facts imply ``guard``, FALSE if they refute it, else UNKNOWN."""
         if guard.sort is not BOOL:
             raise TypeError(f"decide() takes a Bool term, got {guard.sort.value}")
-        engine = self.engine
-        if engine.contradiction:
+        if self.contradiction:
             return Verdict.true(Layer.CONTRADICTION)
-        g = engine.normalize(guard)
+        g = self.normalize(guard)
         if g.kind == "const":
             return Verdict(Truth.TRUE if g.data else Truth.FALSE, Layer.NORMAL_FORM)
-        r = engine.quick_truth(g)
+        r = self.entailment.quick_truth(g)
         if r is None:
-            r = engine.truth(g)
-        if engine.contradiction:  # registering the guard's terms can expose one
+            r = self.entailment.truth(g)
+        if self.contradiction:  # registering the guard's terms can expose one
             return Verdict.true(Layer.CONTRADICTION)
-        if r is True:
-            return Verdict.true(Layer.INTERVAL)
-        if r is False:
-            return Verdict.false(Layer.INTERVAL)
-        if self.relational is not None:
-            r = self.relational.decide(g)
-            if r is True:
-                return Verdict.true(Layer.POLYHEDRA)
-            if r is False:
-                return Verdict.false(Layer.POLYHEDRA)
-        return UNKNOWN
+        if r is None and self.polyhedral is not None:
+            r = self.polyhedral.decide(g)
+            if r is not None:
+                return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.POLYHEDRA)
+        if r is None:
+            return UNKNOWN
+        return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
 
     def fits_int32(self, *terms: Term) -> Verdict:
         """TRUE if every numeric term provably lies in ``[-2**31, 2**31 - 1]``, FALSE if
@@ -98,7 +138,9 @@ class Reasoner:
 
     def bounds(self, term: Term) -> tuple[object, object]:
         """Numeric (lo, hi) of a numeric term; ``-inf``/``inf`` where unbounded."""
-        return self.engine.bounds(term)
+        if term.sort is BOOL:
+            raise TypeError("bounds() takes a numeric term")
+        return self.network.bounds(self.normalize(term))
 
     def upper_bound(self, term: Term, in_terms_of: Iterable[Term]) -> list[Term] | None:
         """Upper bounds of ``term`` over the variables ``in_terms_of`` (and atoms built
@@ -117,32 +159,33 @@ class Reasoner:
             raise TypeError("bounds take a numeric term")
         if set(T.free_vars(term)) <= wanted:  # already over the wanted variables
             return [term]
-        engine = self.engine
-        t = engine.normalize(term)
-        engine.register(t)
+        t = self.normalize(term)
+        self.network.register(t)
         pieces: list[Term] = []
-        if self.relational is not None and not engine.contradiction:
+        if self.polyhedral is not None and not self.contradiction:
             # the parametric maximum is over the atoms the wanted variables normalise to
-            params = {v for p in wanted for v in T.free_vars(engine.normalize(p))}
-            found = self.relational.symbolic_bound(t, params, upper) or []
+            params = {v for p in wanted for v in T.free_vars(self.normalize(p))}
+            found = self.polyhedral.symbolic_bound(t, params, upper) or []
             pieces = [p for p in found if set(T.free_vars(p)) <= wanted]
-        # A variable an equality eliminated (u0 + u1 = s0 binds s0) is no atom the
-        # parametric bound can mention; term - s0 may still have a numeric bound c:
-        # term <= s0 + c.
-        for x in sorted(wanted, key=lambda v: v.id):
-            if engine.normalize(x) is not x:
-                lo, hi = engine.bounds(T.sub(term, x))
-                c = hi if upper else lo
-                if c not in (math.inf, -math.inf):
-                    pieces.append(T.add(x, T.const(c)))
+        pieces += self._through_eliminated(term, wanted, upper)
         if pieces:
             return pieces
-        lo, hi = engine.bounds(t)
+        lo, hi = self.bounds(t)
         numeric = hi if upper else lo
         return None if numeric in (math.inf, -math.inf) else [T.const(numeric)]
 
-    def normalize(self, term: Term) -> Term:
-        return self.engine.normalize(term)
+    def _through_eliminated(self, term: Term, wanted: set[Term], upper: bool) -> list[Term]:
+        """A variable an equality eliminated (``u0 + u1 = s0`` binds ``s0``) is no atom the
+        parametric bound can mention; ``term - s0`` may still have a numeric bound ``c``:
+        ``term <= s0 + c``."""
+        out = []
+        for x in sorted(wanted, key=lambda v: v.id):
+            if self.normalize(x) is not x:
+                lo, hi = self.bounds(T.sub(term, x))
+                c = hi if upper else lo
+                if c not in (math.inf, -math.inf):
+                    out.append(T.add(x, T.const(c)))
+        return out
 
     def residual(self, guards: Iterable[Term]) -> list[Term]:
         """What of the conjunction of ``guards`` the facts do not already imply:
@@ -150,7 +193,7 @@ class Reasoner:
         (``[]``: implied; ``[FALSE]``: refuted). Conjuncts decided by the layers
         are dropped; the linear ones left go through isl's gist on their slice;
         the rest come back in normal form."""
-        if self.engine.contradiction:
+        if self.contradiction:
             return []
         open_: list[Term] = []
         for g in guards:
@@ -159,10 +202,10 @@ class Reasoner:
                 if v is Truth.FALSE:
                     return [T.FALSE]
                 if v is Truth.UNKNOWN:
-                    open_.append(self.engine.normalize(c))
+                    open_.append(self.normalize(c))
         linear = [c for c in open_ if c.kind in ("le", "eq") and c.args[0].sort is INT]
-        if len(linear) > 0 and self.relational is not None:
-            kept = self.relational.residual(linear)
+        if len(linear) > 0 and self.polyhedral is not None:
+            kept = self.polyhedral.residual(linear)
             if kept is not None:
                 rest = [c for c in open_ if c not in linear]
                 if any(k is T.FALSE for k in kept):
@@ -171,4 +214,4 @@ class Reasoner:
         return open_
 
 
-__all__ = ["Reasoner", "Verdict", "Truth", "Layer", "T"]
+__all__ = ["Reasoner", "Verdict", "Truth", "Layer", "INT32_MIN", "INT32_MAX"]

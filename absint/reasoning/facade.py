@@ -1,0 +1,64 @@
+"""What the reasoning layers may ask of each other, as protocols.
+
+Each sub-analysis (normal form, value network, entailment, product bounds,
+linearisation, polyhedra) holds the facade, :class:`absint.reasoning.reasoner.Reasoner`,
+and asks it, as TVM's sub-analyzers ask their ``Analyzer``; none reads another's
+fields. These protocols are the whole of what may be asked, and every layer depends on
+this module only, never on another layer's module, so the layers form no import circle.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Protocol
+
+from absint.lang.terms import Term
+from domains.lattice import ValueDomain
+
+
+class Network(Protocol):
+    """The value network (layer 1's store): one abstract value per *key*, an atom or a
+    primitive linear combination; a term reads as ``k*key + c``."""
+
+    domain: ValueDomain
+    #: bumped whenever what the network knows may have grown
+    epoch: int
+
+    def split(self, t: Term) -> tuple[object, Term | None, object]:
+        """``t = k*key + c``; ``key`` is None for a constant."""
+
+    def register(self, t: Term) -> None:
+        """Give every key of ``t`` a value (so that later facts narrow it too)."""
+
+    def value(self, t: Term) -> object:
+        """The value of a numeric term whose keys are registered."""
+
+    def key_value(self, key: Term) -> object | None:
+        """The value of a key, or None if it is not registered (nothing is registered)."""
+
+    def parents(self, key: Term) -> Iterable[Term]:
+        """The keys whose definitions read ``key``, in registration order."""
+
+    def related(self, atom: Term) -> bool:
+        """Whether some fact or definition relates ``atom`` to another atom."""
+
+    def excluded_values(self, key: Term) -> set:
+        """The values a disequality excluded for ``key`` (empty when none)."""
+
+
+class Facade(Protocol):
+    network: Network
+
+    def truth(self, b: Term) -> bool | None:
+        """Whether a normal Bool term holds under the facts, by layers 0 and 1 (no isl)."""
+
+    def normalize(self, t: Term) -> Term:
+        """``t`` in normal form under the equalities learnt so far."""
+
+    def literal_truth(self, b: Term) -> bool | None:
+        """The truth of a Bool variable or its negation, as asserted."""
+
+    def product_bound(self, p: Term, upper: bool) -> object | None:
+        """A bound of the product ``p`` through a dominating, bounded product."""
+
+    def linearized_value(self, t: Term) -> object | None:
+        """A value of the Int sum ``t`` that keeps shared atoms correlated (Miné)."""

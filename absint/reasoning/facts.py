@@ -1,0 +1,121 @@
+"""Facts in: each one split into what the layers keep.
+
+A conjunction is assumed conjunct by conjunct; a comparison narrows its key in the value
+network (a disequality also excludes one value, and a product that is not zero has no
+zero factor); an equality that solves for a variable becomes a binding of the normal
+form, and the keys that mention the variable move to their new normal form; a Bool
+literal is recorded; a disjunction waits until all but one of its disjuncts are refuted.
+A contradiction makes the state bottom: every guard is then vacuously TRUE.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from absint.lang import terms as T
+from absint.lang.terms import Term
+from absint.reasoning.facade import Facade
+from absint.reasoning.normal_form import NormalForm, solve_for_variable
+from absint.reasoning.network import ValueNetwork
+
+
+class Facts:
+    def __init__(self, facade: Facade, network: ValueNetwork, normal_form: NormalForm):
+        self.facade = facade
+        self.network = network
+        self.normal_form = normal_form
+        self._literals: set[Term] = set()
+        self._disjunctions: list[Term] = []
+        #: variables an equality eliminates first when it allows a choice
+        self._preferred: set[Term] = set()
+
+    @property
+    def contradiction(self) -> bool:
+        return self.network.contradiction
+
+    def prefer_to_eliminate(self, variables: Iterable[Term]) -> None:
+        self._preferred.update(variables)
+
+    def literal_truth(self, b: Term) -> bool | None:
+        """A Bool variable (or its negation) as the literals asserted say."""
+        if b.kind == "not":
+            if b.args[0] in self._literals:
+                return False
+            return True if b in self._literals else None
+        if b in self._literals:
+            return True
+        return False if T.not_(b) in self._literals else None
+
+    def assume(self, fact: Term) -> None:
+        """Add one fact (normal or not) and propagate its consequences."""
+        if self.contradiction:
+            return
+        self._assume(self.normal_form.normalize(fact))
+        self._recheck_disjunctions()
+
+    def _assume(self, g: Term) -> None:
+        kind = g.kind
+        if kind == "const":
+            if g.data is False:
+                self.network.contradiction = True
+            return
+        if kind == "and":
+            for a in g.args:
+                self._assume(self.normal_form.normalize(a))
+                if self.contradiction:
+                    return
+            return
+        if kind == "or":
+            self._disjunctions.append(g)
+            return
+        if kind in ("var", "not"):
+            if T.not_(g) in self._literals:
+                self.network.contradiction = True
+            self._literals.add(g)
+            self.network.epoch += 1
+            return
+        self._compare(kind, g)
+
+    def _compare(self, kind: str, g: Term) -> None:
+        t = g.args[0]
+        network = self.network
+        network.restrict(t, kind)
+        if kind == "ne":
+            target = network.exclude(t)
+            p = network.split(t)[1]
+            if target == 0 and p.kind == "mul":
+                for f in p.args:
+                    self._assume(T.ne(f, T.ZERO))
+        network.propagate()
+        if kind == "eq" and not self.contradiction:
+            solved = solve_for_variable(g, self._preferred)
+            if solved is not None:
+                self._substitute(*solved)
+
+    def _substitute(self, x: Term, e: Term) -> None:
+        """Bind ``x = e`` and move every key that mentions ``x`` to its new normal form."""
+        affected = self.network.dependents(x)
+        self.normal_form.bind(x, e)
+        self.network.rekey([x] + sorted(affected, key=lambda t: t.id), self.normal_form.normalize)
+
+    def _recheck_disjunctions(self) -> None:
+        if not self._disjunctions or self.contradiction:
+            return
+        pending = self._disjunctions
+        self._disjunctions = []
+        truth = self.facade.truth
+        for g in pending:
+            g = self.normal_form.normalize(g)
+            if g.kind != "or":
+                self._assume(g)
+                continue
+            open_ = [a for a in g.args if truth(a) is not False]
+            if any(truth(a) is True for a in open_):
+                continue
+            if not open_:
+                self.network.contradiction = True
+                return
+            if len(open_) == 1:
+                self._assume(open_[0])
+            else:
+                self._disjunctions.append(g)

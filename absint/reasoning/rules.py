@@ -1,0 +1,233 @@
+"""Conditional rewrite rules of the normal form, as rows of one table (Halide/TVM style).
+
+A row: the kinds of (rebuilt) term it applies to, a syntactic ``match``, the side
+``conditions`` it needs proved, and the ``result``. Conditions come as groups, yielded
+lazily in order: a group holds when one of its terms is proved TRUE by layers 0-1,
+and every group must hold. The driver (:class:`absint.reasoning.normal_form.NormalForm`)
+owns matching, memoisation, and the retry of a rule whose conditions are not proved yet.
+
+Every rule is sound for every integer point, SMT-LIB's ``x div 0`` and ``x mod 0``
+(unspecified functions of ``x``) included: a rule that cancels or moves a divisor proves
+the divisor it keeps non-zero (or the divisor is the same term on both sides).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import attrs
+
+from absint.lang import terms as T
+from absint.lang.terms import INT, Term
+from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
+    remove_factors
+
+Normalize = Callable[[Term], Term]
+Conditions = Iterator[tuple[Term, ...]]
+
+
+@attrs.frozen(slots=True)
+class Rule:
+    name: str
+    kinds: tuple[str, ...]
+    #: (original term, rebuilt term) -> what the conditions and the result need, or None
+    match: Callable[[Term, Term], object | None]
+    conditions: Callable[[object, Normalize], Conditions]
+    result: Callable[[object, Normalize], Term]
+    #: when its conditions are not proved, no later rule is tried on the term
+    final: bool = False
+
+
+def _requires(build: Callable[[object], Term]) -> Callable[[object, Normalize], Conditions]:
+    """The conditions of a rule that needs one term proved."""
+    def conditions(m, normalize: Normalize) -> Conditions:
+        yield (build(m),)
+
+    return conditions
+
+
+def _lazy(*alternatives: Callable[[], Term]) -> Iterator[Term]:
+    """A group of alternatives, each built only if the ones before it were not proved."""
+    return (build() for build in alternatives)
+
+
+# ---------------------------------------------------------------- (q*b) div b = q, (q*b) mod b = 0
+
+
+def _match_exact(t: Term, r: Term):
+    if r.args[1].kind == "const":
+        return None
+    a, b = r.args
+    q = exact_quotient(a, b)
+    return None if q is None else (r.kind, b, q)
+
+
+def _exact_result(m, normalize: Normalize) -> Term:
+    kind, _, q = m
+    return q if kind == "div" else T.ZERO
+
+
+# ---------------------------------------------------------------- (m*a) div (m*b) = a div b
+
+
+def _match_common_factor(t: Term, r: Term):
+    """``(m*a) div (m*b)`` and ``(m*a) mod (m*b)`` with a common monomial factor ``m``."""
+    if r.args[1].kind == "const":
+        return None
+    a, b = r.args
+    kb, pb = T.content(b)
+    if pb.kind == "lin":
+        return None
+    coefs, c = T.linear_parts(a)
+    if c != 0 or not coefs:
+        return None
+    common = common_factors(list(coefs) + [pb])
+    if not common:
+        return None
+    return r.kind, T.mul(*common), common, coefs, kb, pb
+
+
+def _common_factor_result(m, normalize: Normalize) -> Term:
+    kind, factor, common, coefs, kb, pb = m
+    a2 = divide_monomials(coefs.items(), common, 1)
+    b2 = T.scale(T.mul(T.ONE, *remove_factors(factors(pb), common)), kb)
+    if kind == "div":
+        return normalize(T.div(a2, b2))
+    return T.mul(factor, normalize(T.mod(a2, b2)))
+
+
+# ---------------------------------------------------------------- (c*x) div (x div m) = c*m
+
+
+def _match_quotient_divisor(t: Term, r: Term):
+    a, b = r.args
+    if b.kind != "div":  # a div divisor is never constant
+        return None
+    x, m = b.args
+    c = T.ONE if a is x else exact_quotient(a, x)
+    if c is None or (m.kind == "const" and m.data == 0):
+        return None
+    return r.kind, b, x, m, c
+
+
+def _quotient_divisor_conditions(m, normalize: Normalize) -> Conditions:
+    """``m`` divides ``x`` exactly (``x = m*(x div m)``; for a constant ``m``: ``x mod m = 0``)
+    and the divisor ``x div m`` is not zero."""
+    _, b, x, d, _ = m
+    if d.kind == "const":
+        yield (T.eq(T.mod(x, d), T.ZERO),)
+    else:
+        yield (normalize(T.eq(T.sub(x, T.mul(d, b)), T.ZERO)),)
+    yield (T.ne(b, T.ZERO),)
+
+
+def _quotient_divisor_result(m, normalize: Normalize) -> Term:
+    kind, _, _, d, c = m
+    return T.mul(c, d) if kind == "div" else T.ZERO
+
+
+# ---------------------------------------------------------------- x div y = 0 when 0 <= x < |y|
+
+
+def _match_range(t: Term, r: Term):
+    a, b = r.args
+    return None if b.kind == "const" else (r.kind, a, b)
+
+
+def _range_conditions(m, normalize: Normalize) -> Conditions:
+    _, a, b = m
+    yield (T.ge(a, T.ZERO),)
+    yield _lazy(lambda: T.gt(b, a), lambda: T.lt(b, T.neg(a)))
+
+
+def _range_result(m, normalize: Normalize) -> Term:
+    kind, a, _ = m
+    return T.ZERO if kind == "div" else a
+
+
+# ---------------------------------------------------------------- f*(a div (kb*f)) = a div kb
+
+
+def _match_exact_product(t: Term, r: Term):
+    """``f*(a div b)`` with ``b = kb*f`` (a symbolic divisor), from a product."""
+    if t.kind != "mul":
+        return None
+    kr, p = T.content(r)
+    if p.kind != "mul" or len(p.args) != 2:
+        return None
+    for f, g in (p.args, reversed(p.args)):
+        if g.kind != "div" or g.args[1].kind == "const":
+            continue
+        a, b = g.args
+        kb, pb = T.content(b)
+        if pb is f:
+            return kr, a, b, kb
+    return None
+
+
+def _exact_product_conditions(m, normalize: Normalize) -> Conditions:
+    _, a, b, _ = m
+    yield (T.ne(b, T.ZERO),)
+    yield (T.eq(normalize(T.mod(a, b)), T.ZERO),)
+
+
+def _exact_product_result(m, normalize: Normalize) -> Term:
+    """Sound: for ``b != 0``, ``a = b*(a div b) + a mod b``; with the remainder 0,
+    ``a = kb*(f*(a div b))`` is a multiple of ``kb`` whose exact quotient is ``f*(a div b)``."""
+    kr, a, _, kb = m
+    return T.scale(normalize(T.div(a, T.const(kb))), kr)
+
+
+# ---------------------------------------------------------------- m*a <op> m*b  iff  a <op> b
+
+
+def _match_common_comparison(t: Term, r: Term):
+    """``m*a <op> m*b`` (no constant term) with a common monomial factor ``m``."""
+    x = r.args[0]
+    if x.kind != "lin":
+        return None
+    coefs, c = x.data
+    if c != 0 or x.sort is not INT or len(coefs) == 1:
+        # one monomial k*m: dividing by m only restates the sign of m, which the
+        # interval layer reads from m's value anyway
+        return None
+    common = common_factors(x.args)
+    if not common:
+        return None
+    return r, T.mul(*common), common
+
+
+def _cancelled(sign: int) -> Callable[[object, Normalize], Term]:
+    def result(m, normalize: Normalize) -> Term:
+        r, _, common = m
+        x = r.args[0]
+        reduced = divide_monomials(zip(x.args, x.data[0]), common, sign)
+        return normalize(T.rebuild(r, (reduced,)))
+
+    return result
+
+
+#: the table; for one term the rows of its kind are tried in order, the first proved wins
+RULES: tuple[Rule, ...] = (
+    Rule("exact quotient", ("div", "mod"), _match_exact,
+         _requires(lambda m: T.ne(m[1], T.ZERO)), _exact_result, final=True),
+    Rule("common factor of dividend and divisor", ("div", "mod"), _match_common_factor,
+         _requires(lambda m: T.gt(m[1], T.ZERO)), _common_factor_result),
+    Rule("divisor is an exact quotient of the dividend", ("div", "mod"), _match_quotient_divisor,
+         _quotient_divisor_conditions, _quotient_divisor_result),
+    Rule("dividend below the divisor", ("div", "mod"), _match_range, _range_conditions, _range_result),
+    Rule("divisor times its exact quotient", ("mul", "lin"), _match_exact_product,
+         _exact_product_conditions, _exact_product_result, final=True),
+    Rule("cancel a non-zero common factor", ("eq", "ne"), _match_common_comparison,
+         _requires(lambda m: T.ne(m[1], T.ZERO)), _cancelled(1), final=True),
+    Rule("cancel a positive common factor", ("le", "lt"), _match_common_comparison,
+         _requires(lambda m: T.gt(m[1], T.ZERO)), _cancelled(1)),
+    Rule("cancel a negative common factor (flips the inequality)", ("le", "lt"), _match_common_comparison,
+         _requires(lambda m: T.lt(m[1], T.ZERO)), _cancelled(-1)),
+)
+
+#: the rows by the kind they apply to, in table order
+BY_KIND: dict[str, tuple[Rule, ...]] = {}
+for _rule in RULES:
+    for _kind in _rule.kinds:
+        BY_KIND[_kind] = BY_KIND.get(_kind, ()) + (_rule,)
