@@ -428,9 +428,9 @@ class TermsToSympy:
     def __init__(self, symbols: dict[str, sympy.Symbol] | None = None, vocabulary: str = "sympy"):
         self.symbols = symbols if symbols is not None else {}
         if vocabulary == "torch":
-            from torch.utils._sympy import functions as F
+            from absint.torch.vocabulary import sympy_functions
 
-            self.F = F
+            self.F = sympy_functions()
         elif vocabulary == "sympy":
             self.F = None
         else:
