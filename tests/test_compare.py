@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -11,13 +13,15 @@ import pytest
 pytest.importorskip("z3")
 pytest.importorskip("matplotlib")
 
-from absint.cli import compare  # noqa: E402
 from absint.cli import main  # noqa: E402
 from absint.lang.evaluator import evaluate  # noqa: E402
 from absint.reasoning.reasoner import Reasoner  # noqa: E402
 from absint.readers.smtlib import parse_bytes  # noqa: E402
 from absint.reasoning.verdict import Layer, Verdict  # noqa: E402
-from absint.compare.z3_oracle import MissingExtra, as_value  # noqa: E402
+from absint.compare import registry  # noqa: E402
+from absint.compare.oracle import Answers, Case, MissingExtra, Oracle, Outcome  # noqa: E402
+from absint.compare.sampling import spread_sample  # noqa: E402
+from absint.compare.z3_solver import as_value  # noqa: E402
 from benchmarks.generators import jagged_split  # noqa: E402
 
 SMALL = """(declare-const s0 Int)
@@ -161,12 +165,12 @@ def test_markdown_table_names_its_command(tmp_path):
 
 
 def test_missing_z3_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
-    from absint.compare import z3_oracle
+    from absint.compare import z3_solver
 
     def missing():
-        raise MissingExtra(z3_oracle.INSTALL_HINT)
+        raise MissingExtra(z3_solver.INSTALL_HINT)
 
-    monkeypatch.setattr(z3_oracle, "require_z3", missing)
+    monkeypatch.setattr(z3_solver, "require_z3", missing)
     rc = main(["compare", write(tmp_path, "s.smt2", SMALL), "--out", str(tmp_path / "o"), "-q"])
     assert rc == 2
     assert "pip install 'absint[z3]'" in capsys.readouterr().err
@@ -187,9 +191,9 @@ def test_missing_torch_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
 
 def test_spread_sample_takes_both_ends(tmp_path):
     files = [write(tmp_path, f"f{i}.smt2", "x" * (i + 1)) for i in range(10)]
-    picked = compare.spread_sample(files, 3)
+    picked = spread_sample(files, 3)
     assert picked == [files[0], files[4], files[9]] or picked == [files[0], files[5], files[9]]
-    assert compare.spread_sample(files, None) == files
+    assert spread_sample(files, None) == files
 
 
 DIV_MOD = """(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+ (to_int x) 1)))
@@ -232,3 +236,62 @@ def test_compare_with_shapeenv(tmp_path):
     assert summary["totals"]["shapeenv"]["asserts"] == 4
     conf = summary["confusion_shapeenv_x_z3"]
     assert conf["T"].get("?", 0) == 0
+
+
+class EchoOracle(Oracle):
+    """A test-only third oracle: repeats absint's letters, in no time."""
+
+    name = "echo"
+    title = "Echo"
+    full_title = "an echo of absint"
+    line_style = ("tab:purple", ":")
+    version_label = "Echo"
+
+    def version(self) -> str:
+        return "1.0"
+
+    def run(self, case: Case) -> Outcome:
+        letters = case.absint.letters
+        return Outcome(Answers(letters, (0.0,) * len(letters), 0.0, {"echoed": len(letters)}))
+
+    def totals(self, answers: list[Answers]) -> dict:
+        return {"echoed": sum(a.details["echoed"] for a in answers)}
+
+    def notes(self, totals) -> list[str]:
+        return [f"Echo repeated {totals['echoed']} letters"]
+
+
+def test_a_third_oracle_is_one_module_and_one_registry_row(tmp_path, monkeypatch, capsys):
+    module = types.ModuleType("echo_oracle")  # the one new module...
+    module.from_args = lambda args: EchoOracle()
+    monkeypatch.setitem(sys.modules, "echo_oracle", module)
+    monkeypatch.setitem(registry.ORACLES, "echo", "echo_oracle")  # ...and the one registry row
+    md = tmp_path / "precision.md"
+    rc, summary = run_compare(tmp_path, write(tmp_path, "small.smt2", SMALL), "--against", "z3", "--against", "echo",
+                              "--markdown", str(md))
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert summary["reasoners"] == ["absint", "z3", "echo"]
+    assert summary["versions"]["echo"] == "1.0"
+    assert summary["totals"]["echo"]["asserts"] == 4 and summary["totals"]["echo"]["echoed"] == 4
+    assert summary["totals"]["echo"]["T"] == summary["totals"]["absint"]["T"]
+    assert summary["ratios"]["echo/absint CPU"] == 0
+    echo_x_absint = summary["confusion_absint_x_echo"]
+    assert all(n == 0 for x, row in echo_x_absint.items() for y, n in row.items() if x != y)
+    assert summary["echo_sample"]["echo"]["asserts"] == 4
+    assert summary["files"][0]["echo"]["letters"] == summary["files"][0]["absint"]["letters"]
+    assert "  Echo " in text and "Echo (rows) x Z3 (columns)" in text and "Echo repeated 4 letters" in text
+    with open(tmp_path / "out" / "asserts.csv", newline="") as fh:
+        head = next(csv.reader(fh))
+    assert head[-4:] == ["echo", "absint_seconds", "z3_seconds", "echo_seconds"]
+    doc = md.read_text()
+    assert doc.startswith("# Precision and speed: absint against Z3 and an echo of absint")
+    assert "## Echo, on 1 file(s)" in doc and "| Echo | 1 | 4 |" in doc
+    assert "--against echo" in doc.splitlines()[4]
+
+
+def test_against_offers_the_registered_oracles_but_not_absint(capsys):
+    assert registry.against_choices() == ("z3", "shapeenv")
+    with pytest.raises(SystemExit):
+        main(["compare", "x.smt2", "--against", "absint"])
+    assert "invalid choice" in capsys.readouterr().err

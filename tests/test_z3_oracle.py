@@ -10,7 +10,10 @@ import pytest
 
 z3 = pytest.importorskip("z3")
 
-from absint.compare import z3_oracle as Z  # noqa: E402
+from absint.compare import z3_solver as Z  # noqa: E402
+from absint.compare.oracle import MissingExtra  # noqa: E402
+from absint.compare.z3_cache import Z3Cache, check_file, default_cache_dir  # noqa: E402
+from absint.compare.z3_reference import from_reference, read_reference  # noqa: E402
 from absint.lang.evaluator import evaluate  # noqa: E402
 from absint.readers.smtlib import parse_bytes  # noqa: E402
 
@@ -121,31 +124,31 @@ def test_cache_is_keyed_by_content_and_timeout(tmp_path, monkeypatch):
     calls = []
     real = Z.run_file
     monkeypatch.setattr(Z, "run_file", lambda *a, **k: calls.append(1) or real(*a, **k))
-    cache = Z.Z3Cache(str(tmp_path))
+    cache = Z3Cache(str(tmp_path))
     data = DIALECT.encode()
-    first = Z.check_file(data, cache=cache)
+    first = check_file(data, cache=cache)
     assert first.source == "z3" and len(calls) == 1
-    second = Z.check_file(data, cache=cache)
+    second = check_file(data, cache=cache)
     assert second.source == "cache" and len(calls) == 1
     assert second.letters == first.letters and second.seconds == pytest.approx(first.seconds, abs=1e-6)
-    Z.check_file(data, cache=cache, timeout_ms=500)
+    check_file(data, cache=cache, timeout_ms=500)
     assert len(calls) == 2
-    Z.check_file(data + b"\n", cache=cache)
+    check_file(data + b"\n", cache=cache)
     assert len(calls) == 3
     assert len(list(tmp_path.glob("*.json"))) == 3
     # a request the cached run did not answer is answered (and cached) without a full run
-    third = Z.check_file(data, cache=cache, requests={7: {"cx"}})
+    third = check_file(data, cache=cache, requests={7: {"cx"}})
     assert len(calls) == 3 and third.extra[7]["cx"]["result"] == "sat"
-    assert Z.check_file(data, cache=cache, requests={7: {"cx"}}).extra[7]["cx"]["model"]
+    assert check_file(data, cache=cache, requests={7: {"cx"}}).extra[7]["cx"]["model"]
     for p in tmp_path.glob("*.json"):
         json.loads(p.read_text())
 
 
 def test_default_cache_dir_respects_xdg(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert Z.default_cache_dir() == os.path.join(str(tmp_path), "absint", "z3")
+    assert default_cache_dir() == os.path.join(str(tmp_path), "absint", "z3")
     monkeypatch.delenv("XDG_CACHE_HOME")
-    assert Z.default_cache_dir().endswith(os.path.join(".cache", "absint", "z3"))
+    assert default_cache_dir().endswith(os.path.join(".cache", "absint", "z3"))
 
 
 def test_missing_z3_says_how_to_install(monkeypatch):
@@ -159,16 +162,16 @@ def test_missing_z3_says_how_to_install(monkeypatch):
         return real_import(name, *a, **k)
 
     monkeypatch.setattr(builtins, "__import__", fake)
-    with pytest.raises(Z.MissingExtra, match=r"pip install 'absint\[z3\]'"):
+    with pytest.raises(MissingExtra, match=r"pip install 'absint\[z3\]'"):
         Z.require_z3()
 
 
 def test_reference_lines(tmp_path):
     p = tmp_path / "ref.txt"
     p.write_text("a.smt2 TT?u 1.5\nb.smt2 - 0.000\n")
-    ref = Z.read_reference(str(p))
+    ref = read_reference(str(p))
     assert ref == {"a.smt2": ("TT?u", 1.5), "b.smt2": ("", 0.0)}
-    r = Z.from_reference(*ref["a.smt2"])
+    r = from_reference(*ref["a.smt2"])
     assert r.source == "reference" and r.seconds == [0.375] * 4 and r.total_seconds == 1.5
     # a reference '?' that Z3 now proves is read as T
     r.extra[2] = {"cx": {"result": "unsat"}}
@@ -180,7 +183,7 @@ def test_reference_lines(tmp_path):
 def test_same_letters_as_the_reference_on_corpus_files(name):
     if not (CORPUS / name).exists() or not REFERENCE.exists():
         pytest.skip("corpus not available")
-    ref = Z.read_reference(str(REFERENCE))[name][0]
+    ref = read_reference(str(REFERENCE))[name][0]
     data = (CORPUS / name).read_bytes()
     r = Z.run_file(data)
     assert r.letters == ref

@@ -1,369 +1,99 @@
-"""Z3 as an independent oracle for ``absint compare``.
+"""Z3 as an oracle of ``absint compare``, and the referee of absint's verdicts.
 
-Z3 reads the *original* file text itself (``z3.parse_smt2_string`` accepts the
-corpus dialect: ``-1`` literals, the prelude macros, a 0-ary ``define-fun``
-named like a macro), so a bug in absint's reader or normaliser shows up as a
-disagreement instead of being shared by both sides.
-
-The protocol is the one of ``../shared/reference/z3_dev.txt``: one incremental
-solver per file; assert ``i`` (file order) is checked against asserts ``0..i-1``
-by ``push; add (not a_i); check; pop`` with a per-query timeout, then added.
-Letters: ``T`` implied (unsat), ``?`` not implied (sat), ``u`` Z3 gave up
-(unknown: timeout or incompleteness), ``x`` not reached (the file's CPU budget
-was spent). ``F`` (refuted: ``facts and a_i`` unsat) is asked only where needed
-(see :class:`Requests`) or, with ``refute_all``, for every assert not implied.
-
-Besides the letters, :func:`check_file` answers *requests* that turn a
-disagreement into evidence: ``cx`` — a model of ``facts and not a_i`` (a
-counterexample to a claimed ``T``) — and ``refute`` — the query ``facts and a_i``
-with a model when sat (a witness against a claimed ``F``). Their CPU time is
-kept apart from Z3's own (it is verification work, not part of the protocol).
-
-Results are cached on disk (see :class:`Z3Cache`), keyed by the file's sha256,
-the timeout, the budget, the protocol version and Z3's version.
+Z3's letters come from a run of the protocol (:mod:`absint.compare.z3_solver`), from the
+disk cache (:mod:`absint.compare.z3_cache`) or from a reference file
+(:mod:`absint.compare.z3_reference`); in every case the queries that check absint's
+``T``/``F`` (:func:`~absint.compare.z3_solver.requests_for`) are answered by a real Z3 where
+z3 is installed, and :mod:`absint.compare.soundness` turns them into findings.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import re
-import time
-from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Mapping
 
-PROTOCOL = "prefix-implication/1"
-INSTALL_HINT = "Z3 comparison needs z3: pip install 'absint[z3]' (z3-solver)"
+import attrs
 
-#: requests per assert index: "cx" (model of facts and not a_i) and/or "refute" (facts and a_i)
-Requests = Mapping[int, frozenset[str] | set[str]]
-
-_DECLARE = re.compile(r"\(\s*declare-(?:const|fun)\s+(\|[^|]*\||[^\s()]+)\s+(?:\(\s*\)\s*)?(Int|Real|Bool)\s*\)")
-
-
-class MissingExtra(RuntimeError):
-    """An optional dependency is not installed; ``str(err)`` says how to install it."""
+from absint.compare import z3_solver
+from absint.compare.oracle import Answers, Case, MissingExtra, Oracle, Outcome
+from absint.compare.soundness import check_verdicts
+from absint.compare.z3_cache import Z3Cache, check_file, default_cache_dir
+from absint.compare.z3_reference import from_reference, read_reference
+from absint.compare.z3_solver import Z3FileResult, complete, requests_for
 
 
-def require_z3():
-    try:
-        import z3
-    except ImportError:
-        raise MissingExtra(INSTALL_HINT) from None
-    return z3
+@attrs.frozen(slots=True)
+class Z3Oracle(Oracle):
+    name = "z3"
+    title = "Z3"
+    full_title = "Z3"
+    line_style = ("tab:red", "--")
+    version_label = "Z3"
+    confusion_columns = "TF?u"
+    referee = True
 
+    timeout_ms: int = 1000
+    budget_s: float = 300.0
+    refute_all: bool = False
+    reference: Mapping[str, tuple[str, float]] | None = None
+    cache: Z3Cache = Z3Cache()
+    live: bool = True  # z3 is installed: without it only a reference file gives letters, and no models
 
-def z3_version() -> str:
-    return require_z3().get_version_string()
+    def require(self) -> None:
+        if self.reference is None:
+            z3_solver.require_z3()
 
+    def version(self) -> str:
+        return z3_solver.z3_version()
 
-def declared_symbols(text: str) -> list[tuple[str, str]]:
-    """``(name, sort)`` of every ``declare-const`` in file order (quotes removed)."""
-    out = []
-    for m in _DECLARE.finditer(text):
-        name = m.group(1)
-        out.append((name[1:-1] if name.startswith("|") else name, m.group(2)))
-    return out
+    def warm_up(self, case: Case) -> None:
+        if self.live:
+            z3_solver.run_file(case.loaded.data)
 
+    def run(self, case: Case) -> Outcome:
+        result = self._result(case)
+        if result is None:
+            return Outcome(None, ("z3: not in the reference file",))
+        if result.error:
+            return Outcome(None, (result.error,))
+        answers = Answers(result.final_letters(), tuple(result.seconds), result.total_seconds,
+                          {"source": result.source, "verify_seconds": result.extra_seconds})
+        if len(result.letters) != len(case.absint.letters) and case.loaded.ok:
+            return Outcome(answers)  # read differently: a problem of the file, nothing to check
+        unsound, gave_up = check_verdicts(case, result, with_models=self.live)
+        return Outcome(answers, unsound=tuple(unsound), gave_up=tuple(gave_up))
 
-# ---------------------------------------------------------------- results
-
-
-@dataclass
-class Z3FileResult:
-    letters: str = ""
-    seconds: list[float] = field(default_factory=list)  # per assert; parse time spread evenly
-    parse_seconds: float = 0.0
-    total_seconds: float = 0.0
-    #: index -> {"cx": {...}, "refute": {...}}; each {"result": sat|unsat|unknown, "model": {...}?}
-    extra: dict[int, dict[str, dict[str, Any]]] = field(default_factory=dict)
-    extra_seconds: float = 0.0  # CPU spent on requests (not part of total_seconds)
-    error: str | None = None
-    source: str = "z3"  # "z3" (run now), "cache", or "reference"
-
-    def letter(self, i: int) -> str:
-        """The verdict on assert ``i``, refutations included."""
-        base = self.letters[i] if i < len(self.letters) else "x"
-        extra = self.extra.get(i, {})
-        r = extra.get("refute")
-        if r is not None and r["result"] == "unsat" and base in "?u":
-            return "F"
-        cx = extra.get("cx")
-        if cx is not None and cx["result"] == "unsat" and base == "?":
-            return "T"  # a reference '?' that a real Z3 run now proves
-        return base
-
-    def final_letters(self) -> str:
-        return "".join(self.letter(i) for i in range(len(self.letters)))
-
-    def model(self, i: int, kind: str) -> dict[str, Any] | None:
-        return self.extra.get(i, {}).get(kind, {}).get("model")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "letters": self.letters,
-            "seconds": [round(s, 6) for s in self.seconds],
-            "parse_seconds": round(self.parse_seconds, 6),
-            "total_seconds": round(self.total_seconds, 6),
-            "extra": {str(i): v for i, v in self.extra.items()},
-            "error": self.error,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any], source: str = "cache") -> "Z3FileResult":
-        return cls(
-            letters=d["letters"],
-            seconds=list(d["seconds"]),
-            parse_seconds=d["parse_seconds"],
-            total_seconds=d["total_seconds"],
-            extra={int(i): dict(v) for i, v in d.get("extra", {}).items()},
-            error=d.get("error"),
-            source=source,
-        )
-
-
-def model_value(v) -> Any:
-    """A Z3 value as JSON: int, bool, or ``"p/q"`` for a rational."""
-    z3 = require_z3()
-    if z3.is_int_value(v):
-        return v.as_long()
-    if z3.is_rational_value(v):
-        f = Fraction(v.numerator_as_long(), v.denominator_as_long())
-        return f.numerator if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
-    if z3.is_true(v):
-        return True
-    if z3.is_false(v):
-        return False
-    return str(v)  # an algebraic number: shown, not evaluated
-
-
-def as_value(v: Any) -> int | Fraction | bool:
-    """Inverse of :func:`model_value` for the evaluator (strings become Fractions)."""
-    if isinstance(v, str):
-        return Fraction(v)
-    return v
-
-
-class _File:
-    """One file parsed by Z3 in its own context (freed with the object)."""
-
-    def __init__(self, text: str):
-        z3 = require_z3()
-        self.z3 = z3
-        self.ctx = z3.Context()
-        self.asserts = list(z3.parse_smt2_string(text, ctx=self.ctx))
-        sorts = {"Int": z3.IntSort(self.ctx), "Real": z3.RealSort(self.ctx), "Bool": z3.BoolSort(self.ctx)}
-        self.symbols = [(n, z3.Const(n, sorts[s])) for n, s in declared_symbols(text)]
-
-    def solver(self, timeout_ms: int):
-        s = self.z3.Solver(ctx=self.ctx)
-        s.set("timeout", int(timeout_ms))
-        return s
-
-    def model(self, solver) -> dict[str, Any]:
-        m = solver.model()
-        return {n: model_value(m.eval(c, model_completion=True)) for n, c in self.symbols}
-
-    def ask(self, solver, goal, want_model: bool) -> dict[str, Any]:
-        """``check(facts and goal)`` in a push/pop scope."""
-        z3 = self.z3
-        solver.push()
-        try:
-            solver.add(goal)
-            r = solver.check()
-            out: dict[str, Any] = {"result": str(r)}
-            if r == z3.sat and want_model:
-                out["model"] = self.model(solver)
-            elif r == z3.unknown:
-                out["reason"] = solver.reason_unknown()
-            return out
-        finally:
-            solver.pop()
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
-
-
-def run_file(data: bytes, *, timeout_ms: int = 1000, budget_s: float = 300.0, refute_all: bool = False,
-             requests: Requests | None = None) -> Z3FileResult:
-    """The protocol on one file's bytes (no cache). ``requests`` are answered on the way."""
-    requests = requests or {}
-    start = time.process_time()
-    try:
-        f = _File(_decode(data))
-    except Exception as e:  # z3.Z3Exception: Z3 could not read the file
-        return Z3FileResult(error=f"z3 cannot parse: {e}", parse_seconds=time.process_time() - start,
-                            total_seconds=time.process_time() - start)
-    z3 = f.z3
-    parse = time.process_time() - start
-    s = f.solver(timeout_ms)
-    letters, seconds, extra = [], [], {}
-    extra_cpu = 0.0
-    n = len(f.asserts)
-    for i, a in enumerate(f.asserts):
-        t0 = time.process_time()
-        if t0 - start > budget_s:
-            letters.extend("x" * (n - i))
-            seconds.extend([0.0] * (n - i))
-            break
-        want = requests.get(i, ())
-        impl = f.ask(s, z3.Not(a), "cx" in want)
-        r = impl["result"]
-        letter = "T" if r == "unsat" else "?" if r == "sat" else "u"
-        if refute_all and letter != "T":
-            ref = f.ask(s, a, "refute" in want)
-            extra.setdefault(i, {})["refute"] = ref
-        t1 = time.process_time()
-        if "cx" in want and r == "sat":
-            extra.setdefault(i, {})["cx"] = impl
-        if "refute" in want and "refute" not in extra.get(i, {}):
-            extra.setdefault(i, {})["refute"] = f.ask(s, a, True)
-        t2 = time.process_time()
-        s.add(a)
-        t3 = time.process_time()
-        extra_cpu += t2 - t1
-        letters.append(letter)
-        seconds.append((t1 - t0) + (t3 - t2))
-    total = time.process_time() - start - extra_cpu
-    if n:
-        seconds = [x + parse / n for x in seconds]
-    return Z3FileResult("".join(letters), seconds, parse, total, extra, extra_cpu)
-
-
-def answer_requests(data: bytes, requests: Requests, *, timeout_ms: int = 1000) -> tuple[dict, float]:
-    """Only the requested queries (a solver built up to each index); returns (extra, CPU seconds)."""
-    start = time.process_time()
-    f = _File(_decode(data))
-    z3 = f.z3
-    s = f.solver(timeout_ms)
-    extra: dict[int, dict[str, Any]] = {}
-    last = max(requests, default=-1)
-    for i, a in enumerate(f.asserts):
-        if i > last:
-            break
-        want = requests.get(i, ())
-        if "cx" in want:
-            extra.setdefault(i, {})["cx"] = f.ask(s, z3.Not(a), True)
-        if "refute" in want:
-            extra.setdefault(i, {})["refute"] = f.ask(s, a, True)
-        s.add(a)
-    return extra, time.process_time() - start
-
-
-# ---------------------------------------------------------------- cache
-
-
-def default_cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "absint", "z3")
-
-
-class Z3Cache:
-    """One JSON file per (content, settings) under ``directory``; ``None`` disables it."""
-
-    def __init__(self, directory: str | None):
-        self.directory = directory
-
-    def key(self, data: bytes, timeout_ms: int, budget_s: float, refute_all: bool) -> str:
-        settings = f"{PROTOCOL}|z3 {z3_version()}|{timeout_ms}ms|{budget_s}s|refute_all={refute_all}"
-        h = hashlib.sha256(data).hexdigest()
-        tag = hashlib.sha256(settings.encode()).hexdigest()[:12]
-        return f"{h}-{timeout_ms}ms-{tag}"
-
-    def get(self, key: str) -> Z3FileResult | None:
-        if self.directory is None:
+    def _result(self, case: Case) -> Z3FileResult | None:
+        """From the reference file (its requests completed by a real Z3) or from Z3."""
+        data, requests = case.loaded.data, requests_for(case.absint.letters)
+        if self.reference is None:
+            return check_file(data, timeout_ms=self.timeout_ms, budget_s=self.budget_s,
+                              refute_all=self.refute_all, requests=requests, cache=self.cache)
+        line = self.reference.get(case.loaded.name)
+        if line is None:
             return None
-        try:
-            with open(os.path.join(self.directory, key + ".json"), encoding="utf-8") as fh:
-                return Z3FileResult.from_json(json.load(fh), source="cache")
-        except (OSError, ValueError, KeyError):
-            return None
+        result = from_reference(*line)
+        if self.live and case.loaded.ok and len(result.letters) == len(case.absint.letters):
+            complete(result, data, requests, timeout_ms=self.timeout_ms)
+        return result
 
-    def put(self, key: str, result: Z3FileResult) -> None:
-        if self.directory is None or result.error is not None:
-            return
-        os.makedirs(self.directory, exist_ok=True)
-        path = os.path.join(self.directory, key + ".json")
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(result.to_json(), fh, separators=(",", ":"))
-        os.replace(tmp, path)
+    def totals(self, answers: list[Answers]) -> dict[str, Any]:
+        """The CPU spent checking absint, kept apart from Z3's own."""
+        return {"verify_seconds": round(sum(a.details.get("verify_seconds", 0.0) for a in answers), 6)}
+
+    def file_fields(self, answers: Answers) -> dict[str, Any]:
+        return {"source": answers.details["source"], "verify_seconds": round(answers.details["verify_seconds"], 6)}
 
 
-def _missing(result: Z3FileResult, requests: Requests) -> dict[int, set[str]]:
-    """Requests a cached result has not answered yet and that still mean something:
-    a counterexample exists only where Z3 said ``?``; nothing is asked past the budget."""
-    out: dict[int, set[str]] = {}
-    for i, kinds in requests.items():
-        have = result.extra.get(i, {})
-        letter = result.letters[i] if i < len(result.letters) else "x"
-        todo = {k for k in kinds if k not in have and (letter == "?" if k == "cx" else letter in "T?u")}
-        if todo:
-            out[i] = todo
-    return out
-
-
-def complete(result: Z3FileResult, data: bytes, requests: Requests, *, timeout_ms: int = 1000) -> bool:
-    """Answer the requests ``result`` (cached or from the reference file) still lacks, with a
-    real Z3 run of only those queries; True if anything was added."""
-    todo = _missing(result, requests)
-    if not todo or result.error is not None:
+def _installed() -> bool:
+    try:
+        z3_solver.require_z3()
+    except MissingExtra:
         return False
-    extra, cpu = answer_requests(data, todo, timeout_ms=timeout_ms)
-    for i, v in extra.items():
-        result.extra.setdefault(i, {}).update(v)
-    result.extra_seconds += cpu
     return True
 
 
-def check_file(data: bytes, *, timeout_ms: int = 1000, budget_s: float = 300.0, refute_all: bool = False,
-               requests: Requests | None = None, cache: Z3Cache | None = None) -> Z3FileResult:
-    """The protocol's result for one file, from the cache when possible, requests answered."""
-    requests = requests or {}
-    cache = cache or Z3Cache(None)
-    key = cache.key(data, timeout_ms, budget_s, refute_all) if cache.directory else ""
-    result = cache.get(key) if key else None
-    if result is None:
-        result = run_file(data, timeout_ms=timeout_ms, budget_s=budget_s, refute_all=refute_all, requests=requests)
-        if key:
-            cache.put(key, result)
-    elif complete(result, data, requests, timeout_ms=timeout_ms):
-        cache.put(key, result)
-    return result
-
-
-def requests_for(absint_letters: str) -> dict[int, set[str]]:
-    """What Z3 must answer to check absint's verdicts: a counterexample for each ``T``
-    (taken only where Z3's implication query is sat), a refutation query for each ``F``."""
-    out: dict[int, set[str]] = {}
-    for i, a in enumerate(absint_letters):
-        if a == "T":
-            out[i] = {"cx"}
-        elif a == "F":
-            out[i] = {"refute"}
-    return out
-
-
-# ---------------------------------------------------------------- reference file
-
-
-def read_reference(path: str) -> dict[str, tuple[str, float]]:
-    """``NAME VERDICTS SECONDS`` lines -> {name: (letters, seconds)}; ``-`` means no asserts."""
-    out = {}
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            parts = line.split()
-            if len(parts) != 3:
-                continue
-            name, letters, secs = parts
-            out[name] = ("" if letters == "-" else letters, float(secs))
-    return out
-
-
-def from_reference(letters: str, seconds: float) -> Z3FileResult:
-    """A reference line as a result: the file's CPU time is spread evenly over its asserts."""
-    n = len(letters)
-    return Z3FileResult(letters, [seconds / n] * n if n else [], 0.0, seconds, source="reference")
+def from_args(args) -> Z3Oracle:
+    live = _installed()
+    reference = read_reference(args.z3_reference) if args.z3_reference else None
+    directory = None if args.no_cache or not live else (args.cache_dir or default_cache_dir())
+    return Z3Oracle(args.timeout_ms, args.budget, args.z3_refute_all, reference, Z3Cache(directory), live)
