@@ -14,6 +14,7 @@ normalising recursively terminates without rewriting old bindings.
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 from absint.lang import terms as T
@@ -36,11 +37,13 @@ class NormalForm:
     late success is still found). ``facade`` None: no conditional rules.
     """
 
-    __slots__ = ("facade", "bindings", "_memo", "_volatile", "_tentative")
+    __slots__ = ("facade", "bindings", "fired", "_memo", "_volatile", "_tentative")
 
     def __init__(self, facade: Facade | None = None) -> None:
         self.facade = facade
         self.bindings: dict[Term, Term] = {}
+        #: how often each rule (by name) rewrote a term: tests read it to show coverage
+        self.fired: Counter[str] = Counter()
         self._memo: dict[Term, Term] = {}
         self._volatile = False
         #: results that rest on an unproved side condition: (epoch until which it is reused,
@@ -95,6 +98,7 @@ class NormalForm:
             if m is None:
                 continue
             if self._proved(rule.conditions(m, self.normalize)):
+                self.fired[rule.name] += 1
                 return rule.result(m, self.normalize)
             unproved = True
             if rule.final:

@@ -87,10 +87,22 @@ def _match_common_factor(t: Term, r: Term):
     return r.kind, T.mul(*common), common, coefs, kb, pb
 
 
+def _common_factor_conditions(m, normalize: Normalize) -> Conditions:
+    """``m > 0`` (a negative ``m`` breaks ``0 <= remainder``), and the divisor left, ``b``,
+    is not zero: ``(m*a) div 0`` and ``a div 0`` are unrelated unspecified values."""
+    _, factor, common, _, kb, pb = m
+    yield (T.gt(factor, T.ZERO),)
+    yield (T.ne(_kept_divisor(common, kb, pb), T.ZERO),)
+
+
+def _kept_divisor(common: list[Term], kb, pb: Term) -> Term:
+    return T.scale(T.mul(T.ONE, *remove_factors(factors(pb), common)), kb)
+
+
 def _common_factor_result(m, normalize: Normalize) -> Term:
     kind, factor, common, coefs, kb, pb = m
     a2 = divide_monomials(coefs.items(), common, 1)
-    b2 = T.scale(T.mul(T.ONE, *remove_factors(factors(pb), common)), kb)
+    b2 = _kept_divisor(common, kb, pb)
     if kind == "div":
         return normalize(T.div(a2, b2))
     return T.mul(factor, normalize(T.mod(a2, b2)))
@@ -212,7 +224,7 @@ RULES: tuple[Rule, ...] = (
     Rule("exact quotient", ("div", "mod"), _match_exact,
          _requires(lambda m: T.ne(m[1], T.ZERO)), _exact_result, final=True),
     Rule("common factor of dividend and divisor", ("div", "mod"), _match_common_factor,
-         _requires(lambda m: T.gt(m[1], T.ZERO)), _common_factor_result),
+         _common_factor_conditions, _common_factor_result),
     Rule("divisor is an exact quotient of the dividend", ("div", "mod"), _match_quotient_divisor,
          _quotient_divisor_conditions, _quotient_divisor_result),
     Rule("dividend below the divisor", ("div", "mod"), _match_range, _range_conditions, _range_result),
