@@ -8,6 +8,13 @@ A *bound* is an ``int``, a ``fractions.Fraction`` or one of the floats ``-inf`` 
 or explicitly floored / ceiled, and the only float operations are on
 infinities. ``0 * inf`` is ``0`` (a bound product of an empty factor range never
 arises, and an interval touching 0 really does contain the product 0).
+
+Python converts an int to a float when it meets one in ``+``, ``-`` or ``*``, which
+fails (OverflowError) beyond about 1e308. Comparisons never convert. So a bound that
+large must never meet an infinity in arithmetic: :func:`mul_bound` and
+:func:`linear_range` check, and the domains' adapters treat an ``OverflowError`` from
+any other operator as "no information" (top forward, operands unchanged backward),
+which is sound (:data:`OVERFLOW`).
 """
 
 from __future__ import annotations
@@ -76,10 +83,22 @@ def ceil_div(a: Bound, c: int | Fraction) -> Bound:
 # ---------------------------------------------------------------- exact bound arithmetic
 
 
+#: what an operator may raise when a huge finite bound meets an infinity; callers fall back
+#: to a sound answer that needs no arithmetic
+OVERFLOW = OverflowError
+
+
+def is_infinite(x: Bound) -> bool:
+    """``x`` is ``±inf`` (never converts ``x``, however large)."""
+    return type(x) is float
+
+
 def mul_bound(a: Bound, b: Bound) -> Bound:
-    """a · b with 0 · ±inf = 0."""
+    """a · b with 0 · ±inf = 0 (exact for any size of finite bound)."""
     if a == 0 or b == 0:
         return 0
+    if type(a) is float or type(b) is float:
+        return INF if (a > 0) == (b > 0) else NEG_INF
     return a * b
 
 
@@ -101,16 +120,31 @@ def div_bound(a: Bound, b: Bound) -> Bound:
 
 def linear_range(coefs, k: Bound, ranges) -> tuple[Bound, Bound]:
     """Σ cᵢ·[aᵢ, bᵢ] + k = [Σ cᵢ·(cᵢ > 0 ? aᵢ : bᵢ) + k, Σ cᵢ·(cᵢ > 0 ? bᵢ : aᵢ) + k] for
-    ``ranges`` of ``(aᵢ, bᵢ)`` pairs."""
+    a sequence ``ranges`` of ``(aᵢ, bᵢ)`` pairs."""
     lo = hi = k
-    for c, (a, b) in zip(coefs, ranges):
-        if c > 0:
-            lo += c * a
-            hi += c * b
-        else:
-            lo += c * b
-            hi += c * a
-    return lo, hi
+    try:
+        for c, (a, b) in zip(coefs, ranges):
+            if c > 0:
+                lo += c * a
+                hi += c * b
+            else:
+                lo += c * b
+                hi += c * a
+        return lo, hi
+    except OverflowError:  # a huge finite bound met an infinity: add exactly, side by side
+        return _exact_sum(k, (mul_bound(c, a if c > 0 else b) for c, (a, b) in zip(coefs, ranges))), \
+            _exact_sum(k, (mul_bound(c, b if c > 0 else a) for c, (a, b) in zip(coefs, ranges)))
+
+
+def _exact_sum(k: Bound, terms) -> Bound:
+    """``k + sum(terms)`` where an infinite term absorbs every finite one (no conversion)."""
+    out = k
+    for t in terms:
+        if type(t) is float:
+            out = t
+        elif type(out) is not float:
+            out = out + t
+    return out
 
 
 def mul_range(a: Bound, b: Bound, c: Bound, d: Bound) -> tuple[Bound, Bound]:
@@ -147,12 +181,13 @@ def div_range_int(a: Bound, b: Bound, c: Bound, d: Bound) -> tuple[Bound, Bound]
 
 
 def pow_range(lo: Bound, hi: Bound, n: int) -> tuple[Bound, Bound]:
-    """[lo, hi]^n for a natural ``n`` (even powers fold the negative side onto the positive)."""
+    """[lo, hi]^n for a natural ``n`` (even powers fold the negative side onto the positive);
+    an end whose power would pass :data:`MAX_POWER_BITS` widens to the infinity beyond it."""
     if n == 0:
         return 1, 1
     if n == 1:
         return lo, hi
-    pl, ph = lo**n, hi**n
+    pl, ph = _bounded_power(lo, n), _bounded_power(hi, n)
     if n % 2 or lo >= 0:
         return pl, ph
     if hi <= 0:
@@ -249,6 +284,8 @@ def iroot(n: int, k: int) -> int:
     """⌊n^(1/k)⌋ for n >= 0, k >= 1 (integer Newton iteration)."""
     if n < 2 or k == 1:
         return n
+    if k >= n.bit_length():  # 1 <= n^(1/k) < 2
+        return 1
     if k == 2:
         return math.isqrt(n)
     x = 1 << -(-n.bit_length() // k)
@@ -302,9 +339,28 @@ def root_ceil(q: int | Fraction, k: int) -> int | Fraction:
     return Fraction(t, 1 << p)
 
 
-def pow_exact(b: int | Fraction, e: int | Fraction) -> int | Fraction | None:
-    """``b ** e`` when it is rational (None where it is not, or undefined: ``0 ** -1``)."""
+def power_too_large(b: int | Fraction, e: int | Fraction) -> bool:
+    """Whether ``b ** e`` would take more than :data:`MAX_POWER_BITS` bits to write (or the
+    root taken is beyond :data:`MAX_POWER`): such a power is left unevaluated."""
     b, e = Fraction(b), Fraction(e)
+    if e.denominator > MAX_POWER:
+        return True
+    size = max(b.numerator.bit_length(), b.denominator.bit_length())
+    return size > 1 and abs(e.numerator) * size > MAX_POWER_BITS
+
+
+def _bounded_power(x: Bound, n: int) -> Bound:
+    if type(x) is not float and power_too_large(x, n):
+        return INF if x > 0 or n % 2 == 0 else NEG_INF
+    return x**n
+
+
+def pow_exact(b: int | Fraction, e: int | Fraction) -> int | Fraction | None:
+    """``b ** e`` when it is rational (None where it is not, or undefined: ``0 ** -1``, or
+    too large to compute: :func:`power_too_large`)."""
+    b, e = Fraction(b), Fraction(e)
+    if power_too_large(b, e):
+        return None
     if e.denominator == 1:
         if b == 0 and e < 0:
             return None
@@ -317,15 +373,17 @@ def pow_exact(b: int | Fraction, e: int | Fraction) -> int | Fraction | None:
     return root ** e.numerator
 
 
-#: exponent numerators beyond this are not expanded (the result would be huge anyway)
+#: exponent numerators (and root degrees) beyond this are not expanded (the result would be huge)
 MAX_POWER = 256
+#: a computed power has at most this many bits (about 315,000 decimal digits)
+MAX_POWER_BITS = 1 << 20
 
 
 def pow_floor(x: Bound, e: Fraction) -> Bound:
     """A rational <= x^e for x >= 0 and a rational e ≠ 0 (x = inf: inf for e > 0, 0 for e < 0)."""
     if type(x) is float:
         return INF if e > 0 else 0
-    if x == 0:
+    if x == 0 or power_too_large(x, e):
         return 0
     return root_floor(Fraction(x) ** e.numerator, e.denominator)
 
@@ -336,4 +394,6 @@ def pow_ceil(x: Bound, e: Fraction) -> Bound:
         return INF if e > 0 else 0
     if x == 0:
         return 0
+    if power_too_large(x, e):
+        return INF
     return root_ceil(Fraction(x) ** e.numerator, e.denominator)

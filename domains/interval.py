@@ -31,6 +31,7 @@ from domains.bounds import (
     INF,
     MAX_POWER,
     NEG_INF,
+    OVERFLOW,
     Bound,
     ceil_bound,
     ceil_div,
@@ -272,7 +273,7 @@ def power(base: Interval, exponent: Interval, real: bool) -> Interval:
         pl, ph = pow_range(lo, hi, -n)
         rl, rh = div_range(1, 1, pl, ph)
         return Interval(rl, rh, True)
-    if abs(e.numerator) > MAX_POWER or lo < 0 or (e < 0 and lo == 0):
+    if abs(e.numerator) > MAX_POWER or e.denominator > MAX_POWER or lo < 0 or (e < 0 and lo == 0):
         return top(real)
     if e > 0:
         return make(pow_floor(lo, e), pow_ceil(hi, e), real)
@@ -826,12 +827,18 @@ class IntervalDomain:
         for a in args:
             if a.lo > a.hi:
                 return BOTTOM_REAL if term.sort.real else BOTTOM_INT
-        return FORWARD[term.kind](term, args)
+        try:
+            return FORWARD[term.kind](term, args)
+        except OVERFLOW:  # a bound beyond the float range met an infinity: no information
+            return self.top(term.sort)
 
     def backward(self, term: Operation, result: Interval, args: Sequence[Interval]) -> Sequence[Interval]:
         if result.lo > result.hi or any(a.lo > a.hi for a in args):
             return [bottom(a.real) for a in args]
-        out = BACKWARD[term.kind](term, result, args)
+        try:
+            out = BACKWARD[term.kind](term, result, args)
+        except OVERFLOW:  # a bound beyond the float range met an infinity: nothing narrowed
+            return args
         for a in out:
             if a.lo > a.hi:
                 return [bottom(b.real) for b in args]

@@ -24,7 +24,7 @@ import attrs
 
 from domains import congruence as cg
 from domains import interval as iv
-from domains.bounds import Bound, next_congruent, prev_congruent
+from domains.bounds import OVERFLOW, Bound, next_congruent, prev_congruent
 from domains.congruence import Congruence
 from domains.interval import Interval
 from domains.lattice import Operation, Sort
@@ -273,14 +273,20 @@ class IntervalCongruenceDomain:
         for a in args:
             if a.interval.lo > a.interval.hi:
                 return BOTTOM_REAL if term.sort.real else BOTTOM_INT
-        return FORWARD[term.kind](term, args)
+        try:
+            return FORWARD[term.kind](term, args)
+        except OVERFLOW:  # a bound beyond the float range met an infinity: no information
+            return self.top(term.sort)
 
     def backward(
         self, term: Operation, result: IntervalCongruence, args: Sequence[IntervalCongruence]
     ) -> Sequence[IntervalCongruence]:
         if result.interval.lo > result.interval.hi or any(a.interval.lo > a.interval.hi for a in args):
             return [_bottom(a.real) for a in args]
-        out = BACKWARD[term.kind](term, result, args)
+        try:
+            out = BACKWARD[term.kind](term, result, args)
+        except OVERFLOW:  # a bound beyond the float range met an infinity: nothing narrowed
+            return args
         for a in out:
             if a.interval.lo > a.interval.hi:
                 return [_bottom(b.real) for b in args]

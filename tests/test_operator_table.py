@@ -48,6 +48,7 @@ EXAMPLES = {
     "lt": T.lt(p, T.to_real(x)),
     "eq": T.eq(x, y),
     "ne": T.ne(x, y),
+    "distinct": T.distinct(*(T.add(x, T.const(i)) for i in range(T.MAX_DISTINCT_EXPANDED)), y),
     "not": T.not_(b),
     "and": T.and_(b, T.le(x, y)),
     "or": T.or_(b, T.le(x, y)),
@@ -62,7 +63,7 @@ PRELUDE = """(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+
 """
 #: kinds whose values the network computes itself (it needs the truth of their Bool operands)
 #: or that are Bool-valued (read by ``truth``/``restrict``, tested in test_domain_soundness)
-NOT_VALUE_DOMAIN_KINDS = {"ite", "le", "lt", "eq", "ne", "not", "and", "or"}
+NOT_VALUE_DOMAIN_KINDS = {"ite", "le", "lt", "eq", "ne", "distinct", "not", "and", "or"}
 DOMAIN_TABLES = {"interval": interval, "congruence": congruence, "interval×congruence": interval_congruence}
 
 

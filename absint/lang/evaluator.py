@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from absint.lang.dag import Node, subterms
+from absint.lang.numerals import brief
 from absint.lang.ops import OPS, NotEvaluable, Undefined, Value
 from absint.lang.sorts import INT
 
@@ -68,6 +69,6 @@ def _variable(t: Node, env: Mapping[str, Value]) -> Value:
         return Undefined(f"no value for symbol {t.data}")
     if t.sort is INT:
         if isinstance(v, bool) or int(v) != v:
-            return Undefined(f"{t.data} is Int but has value {v}")
+            return Undefined(f"{t.data} is Int but has value {brief(v)}")
         return int(v)
     return Fraction(v) if not isinstance(v, bool) else v

@@ -23,7 +23,8 @@ from typing import Callable, Mapping, Sequence
 
 import attrs
 
-from domains.bounds import euclid_div, euclid_mod, pow_exact
+from absint.lang.numerals import brief
+from domains.bounds import euclid_div, euclid_mod, pow_exact, power_too_large
 
 Value = int | Fraction | bool
 
@@ -98,12 +99,14 @@ def _product(t, v):
 
 def _power(t, v):
     b, e = v
+    if power_too_large(b, e):
+        raise NotEvaluable(f"{brief(b)} ^ {brief(e)} is too large to compute")
     r = pow_exact(b, e)
     if r is None:
-        raise NotEvaluable(f"{b} ^ {e} is not rational")
+        raise NotEvaluable(f"{brief(b)} ^ {brief(e)} is not rational")
     if not t.sort.real:
         if r.denominator != 1:
-            raise NotEvaluable(f"{b} ^ {e} is not an integer")
+            raise NotEvaluable(f"{brief(b)} ^ {brief(e)} is not an integer")
         return int(r)
     return Fraction(r)
 
@@ -169,6 +172,8 @@ OPS: Mapping[str, Op] = {op.kind: op for op in (
        lambda t, v: v[0] == 0),
     Op("ne", f"{_NUM} -> Bool", (1, 1), False, "distinct", Infix("compare", "!=", COMPARE), "ne", None,
        lambda t, v: v[0] != 0),
+    Op("distinct", "any any+ -> Bool", (2, None), False, "distinct", Infix("call", "distinct"), "distinct",
+       "nary", lambda t, v: len(set(v)) == len(v)),
     Op("not", "Bool -> Bool", (1, 1), False, "not", Infix("not", "not", NOT), "not_", "fixed",
        lambda t, v: not v[0]),
     Op("and", "Bool Bool+ -> Bool", (2, None), False, "and", Infix("junction", "and", AND), "and_", "nary",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from absint.lang.dag import Node, subterms
+from absint.lang.numerals import int_text
 from absint.lang.ops import ATOM, COMPARE, DIVMOD, OPS, POWER, PRODUCT, SUM
 
 _Text = tuple[str, int]  # rendered text and how tightly it binds
@@ -22,9 +23,10 @@ def number(v: object, real: bool = False) -> str:
         return "true" if v else "false"
     if isinstance(v, Fraction) or real:
         f = Fraction(v)
-        body = f"{abs(f.numerator)}.0" if f.denominator == 1 else f"(/ {abs(f.numerator)}.0 {f.denominator}.0)"
+        num = int_text(abs(f.numerator))
+        body = f"{num}.0" if f.denominator == 1 else f"(/ {num}.0 {int_text(f.denominator)}.0)"
         return f"(- {body})" if f < 0 else body
-    return f"(- {-v})" if v < 0 else str(v)
+    return f"(- {int_text(-v)})" if v < 0 else int_text(v)
 
 
 def symbol(name: str) -> str:
@@ -36,17 +38,65 @@ def symbol(name: str) -> str:
 # ---------------------------------------------------------------- SMT-LIB
 
 
-def to_smtlib(t: Node) -> str:
-    """``t`` as one SMT-LIB expression (shared sub-terms are repeated)."""
+#: a term whose tree has more nodes than this (and many times its distinct sub-terms) is
+#: printed with ``let`` for its shared sub-terms, so the text stays the size of the DAG
+LET_THRESHOLD = 2000
+
+
+def to_smtlib(t: Node, limit: int | None = None) -> str:
+    """``t`` as one SMT-LIB expression; with ``limit``, at most about that many characters
+    (then ``...``), for messages: their cost is bounded by the limit, not by the term."""
+    if limit is None and _tree_size(t, LET_THRESHOLD) > LET_THRESHOLD:
+        return _with_lets(t)
+    return _render(t, {}, limit)
+
+
+def brief(t: Node, limit: int = 160) -> str:
+    """``t`` for a message: its SMT-LIB text, cut after about ``limit`` characters."""
+    return to_smtlib(t, limit)
+
+
+def _render(t: Node, names: dict[int, str], limit: int | None) -> str:
     out: list[str] = []
+    size = 0
     stack: list[str | Node] = [t]
     while stack:
         piece = stack.pop()
         if isinstance(piece, str):
             out.append(piece)
+            size += len(piece)
+            if limit is not None and size > limit:
+                return "".join(out)[:limit] + "..."
+        elif piece.id in names and piece is not t:
+            stack.append(names[piece.id])
         else:
             stack.extend(reversed(_pieces(piece)))
     return "".join(out)
+
+
+def _tree_size(t: Node, cap: int) -> int:
+    """Nodes of ``t`` counted as a tree (shared sub-terms once per use), capped at ``cap + 1``."""
+    size: dict[int, int] = {}
+    for s in subterms(t):
+        size[s.id] = min(cap + 1, 1 + sum(size[a.id] for a in s.args))
+    return size[t.id]
+
+
+def _with_lets(t: Node) -> str:
+    """``(let ((@t1 e1)) (let ((@t2 e2)) ... body))``: each sub-term used more than once is
+    printed once, under a name SMT-LIB reserves for tools (``@``), children before parents."""
+    uses: dict[int, int] = {}
+    order = subterms(t)
+    for s in order:
+        for a in s.args:
+            uses[a.id] = uses.get(a.id, 0) + 1
+    names: dict[int, str] = {}
+    bindings = []
+    for s in order:
+        if uses.get(s.id, 0) > 1 and s.args and s is not t:
+            bindings.append(f"(let ((@t{len(names) + 1} {_render(s, names, None)})) ")
+            names[s.id] = f"@t{len(names) + 1}"
+    return "".join(bindings) + _render(t, names, None) + ")" * len(bindings)
 
 
 def _pieces(t: Node) -> list[str | Node]:
@@ -111,9 +161,9 @@ def _infix_number(v: object) -> _Text:
     if isinstance(v, bool):
         return ("true" if v else "false"), ATOM
     if isinstance(v, Fraction) and v.denominator != 1:
-        return str(v), DIVMOD  # 3/2 is a quotient: (3/2)*x
+        return f"{int_text(v.numerator)}/{int_text(v.denominator)}", DIVMOD  # 3/2 is a quotient: (3/2)*x
     n = int(v)
-    return str(n), (ATOM if n >= 0 else SUM)
+    return int_text(n), (ATOM if n >= 0 else SUM)
 
 
 def _infix_sum(parts: list[tuple[object, _Text]], c: object) -> _Text:

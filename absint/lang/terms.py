@@ -33,7 +33,7 @@ import attrs
 
 from absint.lang.dag import subterms
 from absint.lang.ops import ATOM_KINDS, COMPARISON_KINDS, OPS
-from absint.lang.printer import to_smtlib
+from absint.lang.printer import brief, to_smtlib
 from absint.lang.sorts import BOOL, INT, REAL, Sort
 from domains.bounds import euclid_div, euclid_mod, pow_exact  # noqa: F401 - constant folding, and re-exported
 
@@ -96,14 +96,15 @@ def fresh_table() -> Iterator[None]:
     and they are freed afterwards. Terms from outside must not be mixed with
     terms built inside.
     """
-    global _table, _ids
-    saved = _table, _ids
+    global _table, _ids, _negations
+    saved = _table, _ids, _negations
     _table = dict(_BASE_TABLE)
     _ids = itertools.count(_BASE_NEXT_ID)
+    _negations = {}
     try:
         yield
     finally:
-        _table, _ids = saved
+        _table, _ids, _negations = saved
 
 
 # ---------------------------------------------------------------- constants, variables
@@ -173,7 +174,7 @@ def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
 
 def _check_numeric(t: Term) -> None:
     if t.sort is BOOL:
-        raise TypeError(f"expected a numeric term, got Bool term {t!r}")
+        raise TypeError(f"expected a numeric term, got Bool term {brief(t)}")
 
 
 def _common_sort(ts: Iterable[Term]) -> Sort:
@@ -270,24 +271,28 @@ def content(t: Term) -> tuple[Number, Term]:
                           c / g if t.sort is REAL else c // g)
 
 
+#: a product is flattened into at most this many factors; beyond, its operands stay factors
+#: (repeated squaring, ``t1 = t0*t0, t2 = t1*t1, ...``, would otherwise double each time)
+MAX_FACTORS = 64
+
+
 def mul(*ts: Term) -> Term:
     """Product; constant factors scale, other factors form one sorted ``mul`` atom."""
     sort, ts = _promote(ts)
     k: Number = 1
     factors: list[Term] = []
     for t in ts:
-        kind = t.kind
-        if kind == "const":
+        if t.kind == "const":
             k *= t.data
-        elif kind == "mul":
-            factors.extend(t.args)
+            continue
+        g, p = content(t)
+        k *= g
+        if p.kind == "mul":  # a product, or a scaled one, c * (a * b): flatten its factors
+            factors.extend(p.args)
         else:
-            g, p = content(t)
-            k *= g
-            if p.kind == "mul":  # a scaled product, c * (a * b): flatten its factors
-                factors.extend(p.args)
-            else:
-                factors.append(p)
+            factors.append(p)
+    if len(factors) > MAX_FACTORS:
+        factors = [p for p in (content(t)[1] for t in ts if t.kind != "const")]
     if k == 0:
         return const(0, sort)
     if not factors:
@@ -325,7 +330,7 @@ def power(base: Term, exponent: Term) -> Term:
 def _require_int(*ts: Term) -> None:
     for t in ts:
         if t.sort is not INT:
-            raise TypeError(f"expected an Int term, got {t.sort.value} term {t!r}")
+            raise TypeError(f"expected an Int term, got {t.sort.value} term {brief(t)}")
 
 
 def _split_multiples(t: Term, d: int) -> tuple[Term, Term]:
@@ -546,13 +551,29 @@ def ne(a: Term, b: Term) -> Term:
 def _require_bool(*ts: Term) -> None:
     for t in ts:
         if t.sort is not BOOL:
-            raise TypeError(f"expected a Bool term, got {t.sort.value} term {t!r}")
+            raise TypeError(f"expected a Bool term, got {t.sort.value} term {brief(t)}")
 
 
 def not_(t: Term) -> Term:
-    """Negation, pushed down to comparisons (negation normal form)."""
+    """Negation, pushed down to comparisons (negation normal form).
+
+    The and/or skeleton is negated bottom-up over its distinct nodes, with the result
+    of each kept (:data:`_negations`): a shared sub-formula is negated once, and deep
+    formulas need no recursion."""
     _require_bool(t)
+    done = _negations.get(t)
+    if done is not None:
+        return done
+    for s in _junctions_below(t):
+        _negations[s] = (or_ if s.kind == "and" else and_)(*(_negate(a) for a in s.args))
+    return _negate(t)
+
+
+def _negate(t: Term) -> Term:
+    """The negation of ``t``, whose and/or sub-formulas are already negated."""
     k = t.kind
+    if k in ("and", "or"):
+        return _negations[t]
     if k == "const":
         return FALSE if t.data else TRUE
     if k == "le":
@@ -568,11 +589,27 @@ def not_(t: Term) -> Term:
         return _intern_cmp("eq", t.args[0])
     if k == "not":
         return t.args[0]
-    if k == "and":
-        return or_(*(not_(a) for a in t.args))
-    if k == "or":
-        return and_(*(not_(a) for a in t.args))
     return _intern("not", BOOL, (t,), None)
+
+
+def _junctions_below(t: Term) -> list[Term]:
+    """The and/or nodes of ``t``'s Boolean skeleton not negated yet, children first."""
+    out: list[Term] = []
+    seen: set[int] = set()
+    stack = [(t, False)]
+    while stack:
+        s, done = stack.pop()
+        if done:
+            out.append(s)
+        elif s.kind in ("and", "or") and s.id not in seen and s not in _negations:
+            seen.add(s.id)
+            stack.append((s, True))
+            stack.extend((a, False) for a in s.args)
+    return out
+
+
+#: and/or term -> its negation, for the life of the term table
+_negations: dict[Term, Term] = {}
 
 
 ZERO_REAL = const(Fraction(0), REAL)
@@ -615,6 +652,22 @@ def and_(*ts: Term) -> Term:
 
 def or_(*ts: Term) -> Term:
     return _junction("or", ts)
+
+
+#: a distinct over at most this many operands becomes the conjunction of its disequalities
+#: (what the layers reason with); a longer one stays one term, so reading it costs its length
+MAX_DISTINCT_EXPANDED = 12
+
+
+def distinct(*ts: Term) -> Term:
+    """Pairwise different operands; short ones expanded, long ones kept as one Bool term
+    (the reasoner does not use those as facts: a fact left out only weakens the premises)."""
+    if len(ts) <= MAX_DISTINCT_EXPANDED or any(t.sort is BOOL for t in ts):
+        return and_(*(ne(a, b) for k, a in enumerate(ts) for b in ts[k + 1:]))
+    sort, ts = _promote(ts)
+    if len({t.id for t in ts}) < len(ts):
+        return FALSE
+    return _intern("distinct", BOOL, tuple(sorted(ts, key=_ID)), None)
 
 
 def implies(a: Term, b: Term) -> Term:

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Callable
 
 from absint.lang import terms as T
+from absint.lang.numerals import brief, parse_decimal, parse_int
 from absint.lang.ops import OPS, Op
 from absint.lang.program import Fact, Position, Program, Source, Symbol
 from absint.lang.sorts import SORTS
@@ -23,6 +24,8 @@ _COMMENT = re.compile(r'"(?:[^"]|"")*"|\|[^|]*\||;[^\n]*')
 _INT = re.compile(r"-?[0-9]+")  # a leading '-' is Z3's extension, used by the corpus
 _DEC = re.compile(r"-?[0-9]+\.[0-9]+")
 _OUTPUT = re.compile(r"output\d+_")
+#: messages name a position; what they quote of the file is cut to stay readable
+MAX_MESSAGE = 300
 
 
 class SmtLibError(Exception):
@@ -101,10 +104,13 @@ class _Reader:
         self.hints: dict[str, tuple[str, int]] = {}
         self.facts: list[Fact] = []
         self.outputs: list[tuple[str, Term]] = []
+        self.expanded: dict[tuple, Term] = {}
 
     # ------------------------------------------------------------ token helpers
 
     def fail(self, message: str, token: int | None = None) -> None:
+        if len(message) > MAX_MESSAGE:  # a token can be long (a stray '|' swallows the file)
+            message = message[:MAX_MESSAGE - 3] + "..."
         raise _Fail(self.i if token is None else token, message)
 
     def tok(self) -> str:
@@ -197,7 +203,7 @@ class _Reader:
                 return Fraction(value)
             if Fraction(value).denominator == 1:
                 return int(value)
-        self.fail(f"example value {value} does not fit the sort {sort.value} of '{name}'", token)
+        self.fail(f"example value {brief(value)} does not fit the sort {sort.value} of '{name}'", token)
 
     def cmd_ignore(self, start: int) -> None:
         while self.tok() != ")":
@@ -228,14 +234,23 @@ class _Reader:
             return -v
         self.i += 1
         if _INT.fullmatch(t):
-            return int(t)
+            return parse_int(t)
         if _DEC.fullmatch(t):
-            return Fraction(t)
+            return parse_decimal(t)
         if t in ("true", "false"):
             return t == "true"
         self.fail(f"expected a literal value, found '{t}'", self.i - 1)
 
+    def not_reserved(self, name: str, token: int, function: bool = False) -> None:
+        """SMT-LIB's reserved words, and as a function its operators, cannot be redefined
+        (Z3 refuses too): a redefined ``+`` would change the meaning of the rest of the file.
+        A constant may share an operator's name (PyTorch writes ``(define-fun mod () Int ...)``):
+        it is read where an operand stands, the operator only at the head of an application."""
+        if name in RESERVED or (function and name in _BUILTINS):
+            self.fail(f"'{name}' is a builtin name of SMT-LIB and cannot be redefined", token)
+
     def declare(self, name: str, sort: Sort, token: int) -> None:
+        self.not_reserved(name, token)
         if name in self.consts or name in self.symbols:
             self.fail(f"'{name}' is already defined", token)
         v = T.var(name, sort)
@@ -261,7 +276,7 @@ class _Reader:
         name = toks[i]
         sort = SORTS.get(toks[i + 3]) if i + 3 < self.n else None
         if toks[i + 1] == "(" and toks[i + 2] == ")" and sort is not None and name not in self.consts \
-                and name[0] not in '()|":-0123456789':
+                and name[0] not in '()|":-0123456789' and name not in RESERVED:
             # the common case: a named intermediate, `(define-fun NAME () Sort EXPR)`
             self.i = i + 4
             body = self.expr()
@@ -274,6 +289,7 @@ class _Reader:
         token = self.i
         name = self.symbol_token("a function name")
         self.expect("(")
+        self.not_reserved(name, token, function=self.tok() != ")")
         params: list[tuple[str, Sort]] = []
         while self.tok() != ")":
             self.expect("(")
@@ -365,9 +381,9 @@ class _Reader:
         c = t[0]
         if "0" <= c <= "9" or (c == "-" and len(t) > 1 and "0" <= t[1] <= "9"):
             if _INT.fullmatch(t):
-                return T.const(int(t))
+                return T.const(parse_int(t))
             if _DEC.fullmatch(t):
-                return T.const(Fraction(t), REAL)
+                return T.const(parse_decimal(t), REAL)
             self.fail(f"malformed number '{t}'", token)
         if t == "true":
             return T.TRUE
@@ -404,6 +420,16 @@ class _Reader:
         return body
 
     def apply_macro(self, macro: _Macro, args: list[Term], token: int) -> Term:
+        """The body of ``macro`` over ``args``; each distinct application is expanded once
+        (terms are interned, so the same arguments give the same body): a macro that calls
+        another twice costs twice, not twice per level."""
+        key = (macro.name, tuple(args))
+        done = self.expanded.get(key)
+        if done is None:
+            done = self.expanded[key] = self._expand(macro, args, token)
+        return done
+
+    def _expand(self, macro: _Macro, args: list[Term], token: int) -> Term:
         if len(args) != len(macro.params):
             self.fail(f"'{macro.name}' takes {len(macro.params)} arguments, got {len(args)}", token)
         scope = {}
@@ -477,10 +503,6 @@ def _reading(op: Op) -> tuple[tuple[int, int | None], Callable[[list[Term]], Ter
     return op.arity, lambda a: build(*a)
 
 
-def _distinct(args: list[Term]) -> Term:
-    return T.and_(*(T.ne(a, b) for k, a in enumerate(args) for b in args[k + 1:]))
-
-
 def _implies(args: list[Term]) -> Term:
     out = args[-1]
     for a in reversed(args[:-1]):
@@ -488,12 +510,15 @@ def _implies(args: list[Term]) -> Term:
     return out
 
 
+#: words SMT-LIB reserves (beside the operators): no definition may take them
+RESERVED = frozenset({"let", "true", "false", "forall", "exists", "!", "_", "as", "par", "NUMERAL",
+                      "DECIMAL", "STRING", "Int", "Real", "Bool"})
+
 #: operators SMT-LIB spells that are no kind of term: each is built from the kinds
 _SUGAR: dict[str, tuple[tuple[int, int | None], Callable[[list[Term]], Term]]] = {
     "-": ((1, None), lambda a: T.sub(*a)),
     ">=": ((2, None), _chain(T.ge)),
     ">": ((2, None), _chain(T.gt)),
-    "distinct": ((2, None), _distinct),
     "=>": ((2, None), _implies),
     "xor": ((2, None), _fold(T.xor)),
     "abs": ((1, 1), lambda a: T.maximum(a[0], T.neg(a[0]))),

@@ -580,6 +580,11 @@ def _back_compare(kind):
     return build
 
 
+def _back_distinct(tb, t):
+    args = [tb.arg(a) for a in t.args]
+    return sympy.And(*(sympy.Ne(a, b) for k, a in enumerate(args) for b in args[k + 1:]))
+
+
 #: term kind -> handler; the one table for the way back
 TO_SYMPY: dict[str, Callable[[TermsToSympy, Term], object]] = {
     "const": _back_const,
@@ -600,6 +605,7 @@ TO_SYMPY: dict[str, Callable[[TermsToSympy, Term], object]] = {
     "lt": _back_compare("lt"),
     "eq": _back_compare("eq"),
     "ne": _back_compare("ne"),
+    "distinct": _back_distinct,
     "and": lambda tb, t: sympy.And(*(tb.arg(a) for a in t.args)),
     "or": lambda tb, t: sympy.Or(*(tb.arg(a) for a in t.args)),
     "not": lambda tb, t: sympy.Not(tb.arg(t.args[0])),

@@ -16,6 +16,9 @@ from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade
 
 
+_PENDING, _END = object(), object()
+
+
 class Entailment:
     def __init__(self, facade: Facade):
         self.facade = facade
@@ -26,24 +29,52 @@ class Entailment:
 
         Registers the keys of a comparison it reads, so that later facts narrow them too.
         """
+        if b.kind not in ("and", "or"):
+            return self._leaf(b)
+        return self._skeleton(b)
+
+    def _leaf(self, b: Term) -> bool | None:
         kind = b.kind
         if kind == "const":
             return b.data
         if kind in T.COMPARISON_KINDS:
             return self._comparison(kind, b.args[0])
-        if kind in ("and", "or"):
-            absorbing = kind == "or"  # a TRUE disjunct decides an `or`, a FALSE conjunct an `and`
-            out = not absorbing
-            for a in b.args:
-                r = self.truth(a)
-                if r is absorbing:
-                    return absorbing
-                if r is None:
-                    out = None
-            return out
         if kind in ("not", "var"):
             return self.facade.literal_truth(b)
         return None
+
+    def _skeleton(self, b: Term) -> bool | None:
+        """An and/or decided as recursion would (operands in order; the first absorbing one,
+        a TRUE disjunct or a FALSE conjunct, decides), with an explicit stack: formulas built
+        through definitions can nest thousands deep."""
+        stack = [[b, 0, b.kind != "or"]]  # node, next operand, result so far
+        value: object = _PENDING  # what the frame that just ended gives its parent's operand
+        known: dict[int, bool | None] = {}  # a shared sub-formula is decided once
+        while True:
+            frame = stack[-1]
+            node, i, out = frame
+            if value is not _PENDING:
+                r, value = value, _PENDING
+            elif i == len(node.args):
+                r = _END
+            elif node.args[i].kind in ("and", "or"):
+                a = node.args[i]
+                if a.id not in known:
+                    stack.append([a, 0, a.kind != "or"])
+                    continue
+                r = known[a.id]
+            else:
+                r = self._leaf(node.args[i])
+            absorbing = node.kind == "or"
+            if r is _END or r is absorbing:
+                stack.pop()
+                value = known[node.id] = out if r is _END else absorbing
+                if not stack:
+                    return value
+                continue
+            frame[1] = i + 1
+            if r is None:
+                frame[2] = None
 
     def quick_truth(self, b: Term) -> bool | None:
         """Decide a normal comparison from the bounds its atoms hold *now*, registering
@@ -117,3 +148,4 @@ class Entailment:
     def _factors_nonzero(self, p: Term) -> bool:
         """A product is non-zero when each factor is."""
         return all(self.facade.truth(T.ne(f, T.ZERO)) is True for f in p.args)
+

@@ -5,7 +5,9 @@ network (a disequality also excludes one value, and a product that is not zero h
 zero factor); an equality that solves for a variable becomes a binding of the normal
 form, and the keys that mention the variable move to their new normal form; a Bool
 literal is recorded; a disjunction waits until all but one of its disjuncts are refuted.
-A contradiction makes the state bottom: every guard is then vacuously TRUE.
+A ``distinct`` too long to expand is left out (a fact left out only weakens the
+premises, so every verdict stays sound). A contradiction makes the state bottom: every
+guard is then vacuously TRUE.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ class Facts:
             return
         if kind == "or":
             self._disjunctions.append(g)
+            return
+        if kind == "distinct":  # too long to expand: left out, which only weakens the facts
             return
         if kind in ("var", "not"):
             if T.not_(g) in self._literals:

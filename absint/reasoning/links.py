@@ -10,12 +10,12 @@ unlinked says so with ``None`` (each such atom is then only its own bounds).
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 from absint.lang import terms as T
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Network
+from domains.bounds import is_infinite
 from domains.polyhedra import LinearConstraint
 
 Index = dict[Term, int]
@@ -63,9 +63,9 @@ def _product(a: Term, k: _Link) -> list[LinearConstraint]:
         rlo, rhi = k.bounds(rest)
         if flo >= 0:
             fc, f0 = lf
-            if not math.isinf(rlo):
+            if not is_infinite(rlo):
                 out.append(LinearConstraint(((k.me, 1),) + tuple((j, -int(rlo) * v) for j, v in fc), -int(rlo) * f0))
-            if not math.isinf(rhi):
+            if not is_infinite(rhi):
                 out.append(LinearConstraint(((k.me, -1),) + tuple((j, int(rhi) * v) for j, v in fc), int(rhi) * f0))
     if len(fs) == 2:
         out.extend(_mccormick(fs, k))
@@ -83,7 +83,7 @@ def _mccormick(fs, k: _Link) -> list[LinearConstraint]:
 
     def make(sign: int, a, b) -> LinearConstraint | None:
         # sign*(m - a*y - b*x + a*b) >= 0
-        if math.isinf(a) or math.isinf(b):
+        if is_infinite(a) or is_infinite(b):
             return None
         a, b = int(a), int(b)
         coefs: dict[int, int] = {k.me: sign}

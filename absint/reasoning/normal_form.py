@@ -59,6 +59,44 @@ class NormalForm:
             return r
         if not t.args and t.kind != "var":
             return t
+        for s in self._pending(t):  # children first, so that no call below recurses deeply
+            self._normalize_once(s)
+        return self._normalize_once(t)
+
+    def _known(self, t: Term) -> bool:
+        if t in self._memo or (not t.args and t.kind != "var"):
+            return True
+        tentative = self._tentative.get(t)
+        return tentative is not None and self._epoch() < tentative[0]
+
+    def _pending(self, t: Term) -> list[Term]:
+        """The sub-terms (and bindings) of ``t`` still to normalise, children first and left
+        to right: the order in which a recursive normalisation would finish them."""
+        out: list[Term] = []
+        seen: set[int] = {t.id}
+        stack: list[tuple[Term, bool]] = [(c, False) for c in reversed(self._below(t))]
+        while stack:
+            s, done = stack.pop()
+            if done:
+                out.append(s)
+                continue
+            if s.id in seen or self._known(s):
+                continue
+            seen.add(s.id)
+            stack.append((s, True))
+            stack.extend((c, False) for c in reversed(self._below(s)))
+        return out
+
+    def _below(self, t: Term) -> tuple[Term, ...]:
+        if t.kind == "var":
+            b = self.bindings.get(t)
+            return () if b is None else (b,)
+        return t.args
+
+    def _normalize_once(self, t: Term) -> Term:
+        r = self._memo.get(t)
+        if r is not None:
+            return r
         tentative = self._tentative.get(t)
         if tentative is not None and self._epoch() < tentative[0]:
             self._volatile = True

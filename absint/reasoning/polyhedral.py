@@ -15,7 +15,6 @@ whether a later question reaches isl at all (never what isl answers).
 
 from __future__ import annotations
 
-import math
 from typing import Iterable
 
 import attrs
@@ -24,6 +23,7 @@ from absint.lang import terms as T
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.links import links
+from domains.bounds import is_infinite
 from domains.packing import nearest_slice
 from domains.polyhedra import LinearConstraint, Polyhedron
 
@@ -137,7 +137,7 @@ class PolyhedralLayer:
                     continue
                 seen.add(q)
                 lo, hi = self.network.domain.bounds(self.network.key_value(q))
-                if math.isinf(lo) and math.isinf(hi):
+                if is_infinite(lo) and is_infinite(hi):
                     continue
                 coefs, c = q.data
                 out.extend(_within(dict(zip(q.args, coefs)), c, lo, hi, index))
@@ -270,9 +270,9 @@ def _within(coefs: dict[Term, int], const, lo, hi, index: dict[Term, int]) -> li
     """``lo <= sum coefs*a + const <= hi`` (the finite sides)."""
     idx = indexed(coefs, index)
     out = []
-    if not math.isinf(lo):
+    if not is_infinite(lo):
         out.append(LinearConstraint(idx, int(const - lo)))
-    if not math.isinf(hi):
+    if not is_infinite(hi):
         out.append(LinearConstraint(tuple((i, -v) for i, v in idx), int(hi - const)))
     return out
 

@@ -35,6 +35,7 @@ from fractions import Fraction
 from absint.lang import terms as T
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade, Network
+from domains.bounds import is_infinite
 
 #: how far a factor is unwrapped, and how many bounded products one question looks at
 MAX_CHAIN = 8
@@ -71,7 +72,7 @@ class ProductBounds:
             if all(g is f for g, f in zip(combo, p.args)):
                 continue
             bound = self._bound_of(T.mul(*combo), upper, depth)
-            if bound is None or math.isinf(bound):
+            if bound is None or is_infinite(bound):
                 continue
             if best is not None and (bound >= best if upper else bound <= best):
                 continue
