@@ -93,6 +93,15 @@ def is_infinite(x: Bound) -> bool:
     return type(x) is float
 
 
+def sub_bound(a: Bound, b: Bound) -> Bound:
+    """a - b for bounds that are not the same infinity (exact for any size of finite bound)."""
+    if type(a) is float:
+        return a
+    if type(b) is float:
+        return -b
+    return a - b
+
+
 def mul_bound(a: Bound, b: Bound) -> Bound:
     """a · b with 0 · ±inf = 0 (exact for any size of finite bound)."""
     if a == 0 or b == 0:

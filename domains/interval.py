@@ -42,12 +42,14 @@ from domains.bounds import (
     floor_bound,
     floor_div,
     linear_range,
+    mul_bound,
     mul_range,
     next_residue_in,
     pow_ceil,
     pow_floor,
     pow_range,
     prev_residue_in,
+    sub_bound,
 )
 from domains.lattice import Operation, Sort
 
@@ -365,9 +367,9 @@ def lin_back(coefs: Sequence, k: Bound, result: Interval, args: Sequence[Interva
     for i in range(n):
         c, a = coefs[i], args[i]
         if c > 0:
-            l, h = c * a.lo, c * a.hi
+            l, h = mul_bound(c, a.lo), mul_bound(c, a.hi)
         else:
-            l, h = c * a.hi, c * a.lo
+            l, h = mul_bound(c, a.hi), mul_bound(c, a.lo)
         los[i], his[i] = l, h
         if l == NEG_INF:
             lo_inf += 1
@@ -377,7 +379,7 @@ def lin_back(coefs: Sequence, k: Bound, result: Interval, args: Sequence[Interva
             hi_inf += 1
         else:
             hi_fin += h
-    rlo, rhi = result.lo - k, result.hi - k
+    rlo, rhi = sub_bound(result.lo, k), sub_bound(result.hi, k)
     out = []
     for i in range(n):
         l, h = los[i], his[i]
@@ -389,8 +391,8 @@ def lin_back(coefs: Sequence, k: Bound, result: Interval, args: Sequence[Interva
             others_hi = INF if hi_inf > 1 else hi_fin
         else:
             others_hi = INF if hi_inf else hi_fin - h
-        tlo = rlo - others_hi  # bounds of cᵢ·xᵢ
-        thi = rhi - others_lo
+        tlo = sub_bound(rlo, others_hi)  # bounds of cᵢ·xᵢ
+        thi = sub_bound(rhi, others_lo)
         c, a = coefs[i], args[i]
         if a.real:
             if c > 0:

@@ -92,7 +92,9 @@ class SympyToTerms:
 
     def __call__(self, expr) -> Term:
         if not isinstance(expr, sympy.Basic):  # before the caches: 1 == True == Integer(1)
-            expr = sympy.sympify(expr)
+            if isinstance(expr, str):
+                raise TypeError("absint reads sympy expressions, not strings (sympify would run them as code)")
+            expr = sympy.sympify(expr, strict=True)
         self._used_unknown = False  # a translation that raised may have left it set
         return self.term(expr)
 
@@ -181,8 +183,20 @@ def _handler(expr):
                     break
     if h is None:
         raise UnsupportedExpression(expr)
+    n = ARITY.get(cls.__name__)
+    if n is not None:
+        h = _arity_checked(h, n)
     _BY_CLASS[cls] = h
     return h
+
+
+def _arity_checked(handler: Callable, n: int) -> Callable:
+    def checked(tr, e) -> Term:
+        if len(e.args) != n:
+            raise UnsupportedExpression(e, f"{type(e).__name__} takes {n} argument(s), got {len(e.args)}")
+        return handler(tr, e)
+
+    return checked
 
 
 #: memo of :func:`_handler` (the lookup itself is by name, in :data:`FROM_SYMPY`)
@@ -406,6 +420,18 @@ FROM_SYMPY: dict[str, Callable[[SympyToTerms, object], Term]] = {
     "Implies": _implies,
     "Equivalent": _equivalent,
     "Xor": _xor,
+}
+
+
+#: classes whose handlers read a fixed number of arguments; a look-alike called with another
+#: number (``FloorDiv(s0)``) is refused by name instead of failing inside the handler
+ARITY: dict[str, int] = {
+    **dict.fromkeys(("FloorDiv", "CleanDiv", "Mod", "PythonMod", "IntTrueDiv", "FloatTrueDiv", "PowByNatural",
+                     "FloatPow", "Pow", "Equality", "Unequality", "LessThan", "StrictLessThan", "GreaterThan",
+                     "StrictGreaterThan", "Implies"), 2),
+    **dict.fromkeys(("ModularIndexing", "Where", "ITE"), 3),
+    **dict.fromkeys(("floor", "ceiling", "FloorToInt", "CeilToInt", "TruncToInt", "TruncToFloat", "ToFloat",
+                     "Identity", "OpaqueUnaryFn_sqrt", "Abs", "Not"), 1),
 }
 
 

@@ -14,61 +14,33 @@ facts it closed when they arrived.
 
 from __future__ import annotations
 
-import math
 from typing import Iterable
 
 import sympy
 
+from absint.api import inputs
+from absint.api.errors import ConflictingSymbol, DataDependentGuardError, UndefinedAtHints
 from absint.lang import terms as T
-from absint.lang.evaluator import evaluate as evaluate_term, truth_at
-from absint.reasoning.reasoner import INT32_MAX, INT32_MIN, Reasoner
-from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, UnsupportedExpression
-from absint.lang.terms import BOOL, INT, REAL, Sort, Term
+from absint.lang.evaluator import NotEvaluable, evaluate as evaluate_term, truth_at
+from absint.lang.terms import BOOL, INT, Sort, Term
+from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, default_sort_of
+from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Layer, Truth, Verdict
 
 #: the verdict on a guard that is syntactically one of the facts
 _SELF_IMPLIED = Verdict.true(Layer.NORMAL_FORM)
 
 
-class DataDependentGuardError(RuntimeError):
-    """A branch on unbacked symbols that the facts do not decide.
-
-    ``symbols``: the unbacked symbols of the guard; ``guard``: the guard;
-    ``suggestions``: facts (sympy) each of which, added with ``assume`` (in
-    PyTorch: ``torch._check``), would decide it; ``ranges``: the current numeric
-    range of each unbacked symbol.
-    """
-
-    def __init__(self, symbols: tuple, guard, suggestions: list, ranges: dict):
-        self.symbols = symbols
-        self.guard = guard
-        self.suggestions = suggestions
-        self.ranges = ranges
-        names = ", ".join(str(s) for s in symbols)
-        rng = ", ".join(f"{s} in [{_fmt(lo)}, {_fmt(hi)}]" for s, (lo, hi) in ranges.items())
-        facts = "; ".join(str(f) for f in suggestions)
-        super().__init__(
-            f"could not decide the guard {guard} on data-dependent (unbacked) symbols {names} "
-            f"(current ranges: {rng}); any one of these facts would decide it: {facts}")
-
-
-def _fmt(v) -> str:
-    if v == math.inf:
-        return "oo"
-    if v == -math.inf:
-        return "-oo"
-    return str(v)
-
-
 class ShapeReasoner:
     """Facts about the integer symbols of one compilation, and questions about them.
 
-    ``budget`` bounds propagation steps per fact; ``relational=False`` turns the
-    isl layer off (faster, weaker).
+    ``budget`` bounds propagation steps per fact (a positive int); ``relational=False``
+    turns the isl layer off (faster, weaker). Bad arguments raise ``TypeError`` or
+    ``ValueError`` at once, naming the argument (see ``docs/api.md``).
     """
 
     def __init__(self, *, budget: int | None = None, relational: bool = True):
-        self._reasoner = Reasoner(budget=budget, relational=relational)
+        self._reasoner = Reasoner(budget=inputs.budget_value(budget), relational=bool(relational))
         self._symbols: dict[str, sympy.Symbol] = {}
         self._hints: dict[str, int] = {}
         self._sorts: dict[str, Sort] = {}
@@ -83,7 +55,10 @@ class ShapeReasoner:
 
     def declare(self, symbol, hint: int | None = None, lower=None, upper=None,
                 size_like: bool = False) -> sympy.Symbol:
-        """Declare an integer symbol (a ``sympy.Symbol`` or a name; returns the symbol).
+        """Declare a symbol (a ``sympy.Symbol``, or a name for an integer one); returns the symbol.
+
+        An ``integer=True`` symbol (as PyTorch's sizes are) is Int; any other is Real:
+        ``Symbol("x", real=True)`` can be ``1/2``.
 
         A *backed* symbol has a ``hint`` (its example value), an *unbacked* one
         (``.item()``, ``.tolist()``, ``nonzero``) has none. ``lower``/``upper``
@@ -101,17 +76,18 @@ class ShapeReasoner:
         name = symbol.name
         if name in self._sorts:
             raise ValueError(f"symbol {name} is already declared (or was used, as unbacked, before declare)")
-        lo, hi = _finite(lower), _finite(upper)
+        sort = default_sort_of(symbol)
+        lo, hi = inputs.finite(lower), inputs.finite(upper)
         if hint is not None:
-            hint = int(hint)
+            hint = inputs.hint_value(hint, sort, name)
         self._symbols[name] = symbol
-        self._sorts[name] = INT
-        x = T.var(name, INT)
+        self._sorts[name] = sort
+        x = T.var(name, sort)
         if hint is not None:
             self._hints[name] = hint
-        facts = _assumption_facts(symbol, x)
+        facts = inputs.assumption_facts(symbol, x)
         if size_like:
-            facts.append((sympy.Ge(symbol, 0, evaluate=False), T.ge(x, T.ZERO)))
+            facts.append((sympy.Ge(symbol, 0, evaluate=False), T.ge(x, T.const(0, sort))))
         if lo is not None:  # built as terms: sympy would fold Ge(s, 1) to True for a positive s
             facts.append((sympy.Ge(symbol, lo, evaluate=False), T.ge(x, self._numeric(lo))))
         if hi is not None:
@@ -168,7 +144,7 @@ class ShapeReasoner:
         accumulate, so what they imply or refute stays so), UNKNOWN until the next fact.
         """
         if not isinstance(expr, sympy.Basic):
-            expr = sympy.sympify(expr)
+            expr = inputs.expression(expr, "decide()")
         v = self._decided.get(expr)
         if v is not None:
             return v
@@ -218,8 +194,7 @@ class ShapeReasoner:
         guard or its negation) and in :meth:`guards`. Otherwise (unbacked symbols):
         :class:`DataDependentGuardError`.
         """
-        if not isinstance(guard, sympy.Basic):
-            guard = sympy.sympify(guard)
+        guard = inputs.expression(guard, "evaluate()")
         t = self._bool(guard)
         v = self._reasoner.decide(t)
         if v.truth is Truth.TRUE:
@@ -230,7 +205,10 @@ class ShapeReasoner:
         unbacked = [n for n in names if n not in self._hints]
         if unbacked:
             raise self._data_dependent(guard, t, unbacked)
-        value = bool(evaluate_term(t, self._hints))
+        try:
+            value = bool(evaluate_term(t, self._hints))
+        except NotEvaluable as e:
+            raise UndefinedAtHints(f"the guard {guard} has no value at the example point ({e})") from None
         recorded = guard if value else sympy.Not(guard)
         self._guards.append(recorded)
         self.assume(recorded)
@@ -241,8 +219,7 @@ class ShapeReasoner:
         when implied, ``false`` when refuted, else a conjunction equivalent to
         ``expr`` under the facts (implied conjuncts dropped, linear ones reduced by
         isl's gist); what a compiler needs to check at run time."""
-        if not isinstance(expr, sympy.Basic):
-            expr = sympy.sympify(expr)
+        expr = inputs.expression(expr, "residual()")
         conjuncts = list(expr.args) if isinstance(expr, sympy.And) else [expr]
         terms = [self._bool(c) for c in conjuncts]
         kept = self._reasoner.residual(terms)
@@ -277,11 +254,15 @@ class ShapeReasoner:
         name = symbol.name
         sort = self._sorts.get(name)
         if sort is None:  # undeclared: an unbacked symbol of the sort its assumptions say
-            sort = INT if symbol.is_integer else REAL
+            sort = default_sort_of(symbol)
             self._sorts[name] = sort
-            self._symbols.setdefault(name, symbol)
-            for fact, t in _assumption_facts(symbol, T.var(name, sort)):
+            self._symbols[name] = symbol
+            for fact, t in inputs.assumption_facts(symbol, T.var(name, sort)):
                 self._assume_term(fact, t)
+        elif self._symbols.get(name, symbol) != symbol:
+            raise ConflictingSymbol(f"two different sympy symbols are named {name} ({self._symbols[name]!r} "
+                                    f"with {_assumptions(self._symbols[name])}, and one with "
+                                    f"{_assumptions(symbol)}): absint would read them as one variable")
         return sort
 
     def _sign_of(self, t: Term) -> int | None:
@@ -293,31 +274,29 @@ class ShapeReasoner:
         return None
 
     def _bool(self, expr) -> Term:
-        t = self._to_term(expr)
+        t = self._to_term(inputs.expression(expr, "a Boolean argument"))
         if t.sort is not BOOL:
             raise TypeError(f"expected a Boolean expression, got {expr}")
         return t
 
     def _numeric(self, expr) -> Term:
-        t = self._to_term(expr)
+        t = self._to_term(inputs.expression(expr, "a numeric argument"))
         if t.sort is BOOL:
             raise TypeError(f"expected a numeric expression, got {expr}")
         return t
 
     def _symbolic(self, expr, in_terms_of, upper: bool) -> list | None:
+        expr = inputs.expression(expr, "upper_bound()" if upper else "lower_bound()")
         t = self._numeric(expr)
-        if in_terms_of is None:
-            names = set(self._hints)
-        else:
-            names = {s if isinstance(s, str) else s.name for s in in_terms_of}
+        names = set(self._hints) if in_terms_of is None else inputs.symbol_names(in_terms_of, "in_terms_of")
         if all(v.data in names for v in T.free_vars(t)):  # already over the wanted symbols
-            return [expr if isinstance(expr, sympy.Basic) else sympy.sympify(expr)]
+            return [expr]
         params = [T.var(n, self._sorts.get(n, INT)) for n in sorted(names)]
         r = self._reasoner
         pieces = r.upper_bound(t, params) if upper else r.lower_bound(t, params)
         if pieces is None:
             return None
-        return [sympy.sympify(p.data) if p.kind == "const" else self._to_sympy(p) for p in pieces]
+        return [self._to_sympy(p) for p in pieces]
 
     def _data_dependent(self, guard, t: Term, unbacked: list[str]) -> DataDependentGuardError:
         symbols = tuple(self._symbols.get(n, sympy.Symbol(n, integer=True)) for n in unbacked)
@@ -342,45 +321,9 @@ class ShapeReasoner:
         return trial.decide(guard).truth is not Truth.UNKNOWN
 
 
-def _assumption_facts(symbol: sympy.Symbol, x: Term) -> list[tuple[object, Term]]:
-    """The sympy assumptions of a symbol as (sympy, term) facts; sympy builds the caller's
-    expressions under them (``Ge(s, 1)`` is ``True`` for a positive ``s``)."""
-    zero = T.const(0, x.sort)
-    out = []
-
-    def fact(rel, term):
-        out.append((rel(symbol, 0, evaluate=False), term))
-
-    if symbol.is_positive:
-        fact(sympy.Gt, T.gt(x, zero))
-    elif symbol.is_nonnegative:
-        fact(sympy.Ge, T.ge(x, zero))
-    if symbol.is_negative:
-        fact(sympy.Lt, T.lt(x, zero))
-    elif symbol.is_nonpositive:
-        fact(sympy.Le, T.le(x, zero))
-    if symbol.is_zero is False and not (symbol.is_positive or symbol.is_negative):
-        fact(sympy.Ne, T.ne(x, zero))
-    if x.sort is INT and (symbol.is_even or symbol.is_odd):
-        parity = 0 if symbol.is_even else 1
-        out.append((sympy.Eq(sympy.Mod(symbol, 2), parity, evaluate=False),
-                    T.eq(T.mod(x, T.const(2)), T.const(parity))))
-    return out
+_SHOWN = ("integer", "real", "positive", "nonnegative", "negative", "nonpositive", "nonzero", "even", "odd")
 
 
-def _finite(v):
-    """A bound as given, or None for no bound (None, +-oo, torch's int_oo)."""
-    if v is None:
-        return None
-    if isinstance(v, (int,)) and not isinstance(v, bool):
-        return v
-    if isinstance(v, float) and math.isinf(v):
-        return None
-    v = sympy.sympify(v)
-    if v.is_infinite or type(v).__name__ in ("IntInfinity", "NegativeIntInfinity"):
-        return None
-    return v
-
-
-__all__ = ["ShapeReasoner", "DataDependentGuardError", "UnsupportedExpression", "Verdict", "Truth", "Layer",
-           "INT32_MIN", "INT32_MAX"]
+def _assumptions(symbol: sympy.Symbol) -> str:
+    true = [k for k in _SHOWN if symbol.assumptions0.get(k)]
+    return "assumptions " + (", ".join(true) if true else "none")
