@@ -1,0 +1,162 @@
+"""The layout's rules, checked on the source: no import circle, ``domains`` free of ``absint``,
+torch only in ``absint.torch``, functions short enough to read at once.
+
+Every import statement counts, wherever it stands (module level, inside a function,
+under ``TYPE_CHECKING``): a circle hidden in a function is still a circle a reader
+has to untangle.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = ("absint", "domains")
+MAX_FUNCTION_LINES = 60
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources() -> dict[str, pathlib.Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            out[_module_name(path)] = path
+    return out
+
+
+SOURCES = _sources()
+
+
+def _imported(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """The project modules ``module`` imports (any import statement anywhere in it)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".") if is_package else module.split(".")[:-1]
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in SOURCES else base for a in node.names]
+        else:
+            continue
+        out.update(n for n in names if n.split(".")[0] in PACKAGES and n in SOURCES)
+    out.discard(module)
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph = {}
+    for module, path in SOURCES.items():
+        graph[module] = _imported(ast.parse(path.read_text()), module, path.name == "__init__.py")
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    x = stack.pop()
+                    on_stack.discard(x)
+                    component.append(x)
+                    if x == node:
+                        break
+                if len(component) > 1:
+                    out.append(sorted(component))
+    return out
+
+
+def test_no_import_circle_between_modules():
+    found = circles(import_graph())
+    assert not found, "import circles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_circle_finder_finds_a_planted_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+
+
+def test_domains_import_nothing_from_absint():
+    graph = import_graph()
+    offending = {m: sorted(x for x in deps if x.split(".")[0] == "absint")
+                 for m, deps in graph.items() if m.split(".")[0] == "domains"}
+    assert not {m: d for m, d in offending.items() if d}
+
+
+def test_torch_is_imported_only_by_the_torch_client_and_the_shapeenv_oracle():
+    allowed = ("absint.torch", "absint.compare.shapeenv")
+    for module, path in SOURCES.items():
+        if module.startswith(allowed):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n == "torch" or n.startswith("torch.") for n in names), \
+                f"{module} imports torch (only absint.torch may)"
+
+
+def _long_functions(path: pathlib.Path) -> list[str]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = node.end_lineno - node.lineno + 1
+            if lines > MAX_FUNCTION_LINES:
+                out.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({lines} lines)")
+    return out
+
+
+@pytest.mark.parametrize("module", sorted(m for m in SOURCES if m.startswith("absint")))
+def test_functions_are_short_enough_to_read_at_once(module):
+    assert not _long_functions(SOURCES[module])
+
+
+def test_every_package_directory_is_a_package():
+    for package in PACKAGES:
+        for d in (ROOT / package).rglob("*"):
+            if d.is_dir() and d.name != "__pycache__" and any(d.glob("*.py")):
+                assert (d / "__init__.py").exists(), f"{d} has modules but no __init__.py"
+    assert os.path.isdir(ROOT / "domains")
