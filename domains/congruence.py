@@ -513,6 +513,7 @@ def _f_min_max(t, args):
 
 
 FORWARD = {
+    "fn": lambda t, args: top(t.sort.real),  # an opaque function: any value
     "const": _f_const,
     "var": _f_var,
     "lin": _f_lin,
@@ -566,6 +567,7 @@ def _b_to_real(t, result, args):
 
 
 BACKWARD = {
+    "fn": _b_unchanged,
     "const": _b_unchanged,
     "var": _b_unchanged,
     "lin": _b_lin,

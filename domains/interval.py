@@ -688,6 +688,7 @@ def _f_max(t, args):
 
 
 FORWARD: dict[str, Forward] = {
+    "fn": lambda t, args: top(t.sort.real),  # an opaque function: any value
     "const": _f_const,
     "var": _f_var,
     "lin": _f_lin,
@@ -774,6 +775,7 @@ def _b_max(t, result, args):
 
 
 BACKWARD: dict[str, Backward] = {
+    "fn": _b_unchanged,
     "const": _b_unchanged,
     "var": _b_unchanged,
     "lin": _b_lin,

@@ -66,14 +66,18 @@ class UnionFind:
 
 
 def nearest_slice(start: Iterable[K], neighbours: Callable[[K], Iterable[K]], limit: float,
-                  weight: Callable[[K], float] = lambda _: 1) -> list[K]:
+                  weight: Callable[[K], float] = lambda _: 1, least_weight: float = 1) -> list[K]:
     """Breadth-first from ``start`` through ``neighbours``, nearest first, until the
-    items' total ``weight`` reaches ``limit`` (the start items are always kept)."""
+    items' total ``weight`` reaches ``limit`` (the start items are always kept).
+
+    Every weight is at least ``least_weight``: once nothing more can fit, the walk stops
+    (a neighbourhood can be far larger than the slice: in a jagged split every prefix sum
+    is a neighbour of every length)."""
     start = list(start)
     seen: dict[K, None] = dict.fromkeys(start)
     total = sum(weight(x) for x in start)
     queue = deque(start)
-    while queue:
+    while queue and total + least_weight <= limit:
         x = queue.popleft()
         for n in neighbours(x):
             if n in seen:
@@ -84,4 +88,6 @@ def nearest_slice(start: Iterable[K], neighbours: Callable[[K], Iterable[K]], li
             seen[n] = None
             total += w
             queue.append(n)
+            if total + least_weight > limit:
+                break
     return list(seen)

@@ -86,6 +86,7 @@ CASES = [
     ("max", T.maximum(x, y), "max"),
     ("min-real", T.minimum(p, q), "min"),
     ("max-real", T.maximum(p, q), "max"),
+    ("fn", T.apply("log2", p), "fn"),
 ]
 
 DOMAINS = {

@@ -139,3 +139,20 @@ def test_small_budget_is_still_sound(budget):
         rs.assume(f)
     assert truth(rs, T.gt(x, k(10))) in (Truth.FALSE, Truth.UNKNOWN)
     assert truth(rs, T.le(x, k(10))) in (Truth.TRUE, Truth.UNKNOWN)
+
+
+def test_opaque_functions_are_the_same_on_the_same_operand_and_monotone_where_known():
+    log2 = "OpaqueUnaryFn_log2"  # PyTorch's math.log2 of a float: non-decreasing where defined
+    f, g = T.apply(log2, x), T.apply(log2, y)
+    rs = reasoner(T.le(x, y), T.ge(x, k(1)))
+    assert truth(rs, T.eq(T.apply(log2, x), f)) is Truth.TRUE
+    assert truth(rs, T.le(f, g)) is Truth.TRUE  # log2 does not decrease
+    assert truth(rs, T.lt(f, g)) is Truth.UNKNOWN  # x = y is possible
+    assert truth(rs, T.le(T.apply("OpaqueUnaryFn_sin", x), T.apply("OpaqueUnaryFn_sin", y))) is Truth.UNKNOWN
+    assert truth(rs, T.le(T.apply("log2", x), T.apply("log2", y))) is Truth.UNKNOWN  # a file's own log2
+
+
+def test_a_monotone_opaque_function_is_not_ordered_outside_its_domain():
+    log2 = "OpaqueUnaryFn_log2"
+    rs = reasoner(T.le(x, y))  # x may be 0 or negative: log2(x) has no value
+    assert truth(rs, T.le(T.apply(log2, x), T.apply(log2, y))) is Truth.UNKNOWN

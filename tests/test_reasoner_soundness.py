@@ -138,10 +138,19 @@ def test_relational_verdicts_agree_with_z3(facts, guards):
 def test_relational_layer_decides_what_intervals_cannot():
     x, y, z = VARS
     r = Reasoner()
-    for f in (T.le(x, y), T.le(y, z)):
+    for f in (T.le(T.add(x, y), z), T.ge(y, T.ZERO)):  # not differences: the zones cannot
         r.assume(f)
     v = r.decide(T.le(x, z))
     assert v.truth is Truth.TRUE and v.by.value == "polyhedra"
+
+
+def test_difference_chains_are_decided_by_the_zones_before_isl():
+    x, y, z = VARS
+    r = Reasoner()
+    for f in (T.le(x, y), T.le(y, z)):
+        r.assume(f)
+    v = r.decide(T.le(x, z))
+    assert v.truth is Truth.TRUE and v.by.value == "difference-bounds"
 
 
 def test_sum_of_parts_bounded_by_total():

@@ -80,9 +80,9 @@ def test_nearest_slice_stops_at_the_weight_limit_nearest_first():
 
 # ---------------------------------------------------------------- the layer through the reasoner
 
-def test_chain_of_inequalities_is_decided_by_polyhedra():
-    v = reasoner(T.le(u0, u1), T.le(u1, u2)).decide(T.le(u0, u2))
-    assert v.truth is Truth.TRUE and v.by is Layer.POLYHEDRA
+def test_chain_of_weighted_inequalities_is_decided_by_polyhedra():
+    v = reasoner(T.le(T.scale(u0, 2), u1), T.le(u1, u2)).decide(T.le(T.scale(u0, 2), u2))
+    assert v.truth is Truth.TRUE and v.by is Layer.POLYHEDRA  # 2*u0 - u1 is no difference: not zones
 
 
 def test_sum_of_nonnegative_parts_bounds_each_partial_sum():

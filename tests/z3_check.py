@@ -7,13 +7,14 @@ import pytest
 
 from absint.lang import terms as T
 from absint.lang.printer import to_smtlib
+from benchmarks.generators import PRELUDE_TEXT  # min2, max2, ceil as the corpus defines them
 
 
 def z3_implies(facts, guard, timeout_ms: int = 5000) -> bool:
     """Whether ``facts`` imply ``guard`` for all integers; Z3 must answer (skipped without z3)."""
     z3 = pytest.importorskip("z3")
     names = sorted({v.data for t in [*facts, guard] for v in T.free_vars(t)})
-    text = "".join(f"(declare-const {n} Int)\n" for n in names)
+    text = PRELUDE_TEXT + "".join(f"(declare-const {n} Int)\n" for n in names)
     text += "".join(f"(assert {to_smtlib(f)})\n" for f in facts)
     text += f"(assert (not {to_smtlib(guard)}))\n"
     solver = z3.Solver()

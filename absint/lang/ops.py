@@ -134,6 +134,12 @@ def _junction(absorbing: bool) -> Meaning:
     return meaning
 
 
+def uninterpreted(t, v):
+    """An opaque function (PyTorch's ``OpaqueUnaryFn_log2``: float math) is any function
+    to absint: only ``f(a) = f(a)`` is known, so no value is assumed at any point."""
+    raise NotEvaluable(f"{t.data} is an opaque function: it has no value absint may assume")
+
+
 # ---------------------------------------------------------------- the table
 
 _NUM = "Int|Real"
@@ -162,6 +168,7 @@ OPS: Mapping[str, Op] = {op.kind: op for op in (
        lambda t, v: min(v)),
     Op("max", f"{_NUM} {_NUM} -> {_NUM}", (2, 2), True, "max2", Infix("call", "max"), "maximum", None,
        lambda t, v: max(v)),
+    Op("fn", "Real+ -> Real", (1, None), True, None, Infix("call"), "apply", None, uninterpreted),
     Op("ite", f"Bool {_NUM} {_NUM} -> {_NUM}", (3, 3), True, "ite", Infix("call", "ite"), "ite", "fixed",
        _ite, strict=False),
     Op("le", f"{_NUM} -> Bool", (1, 1), False, "<=", Infix("compare", "<=", COMPARE), "le", "chain",

@@ -106,7 +106,7 @@ def _pieces(t: Node) -> list[str | Node]:
         return [number(t.data, t.sort.real)]
     if k == "var":
         return [symbol(t.data)]
-    spelling = OPS[k].smtlib
+    spelling = OPS[k].smtlib if k != "fn" else symbol(t.data)
     if k == "lin":
         return _sum_pieces(t, spelling)
     if OPS[k].infix.style == "compare":
@@ -234,7 +234,7 @@ _INFIX = {
     "product": lambda t, args, done: ("*".join(_wrap(a, PRODUCT) for a in args), PRODUCT),
     "divmod": _divmod,
     "binary": _binary,
-    "call": lambda t, args, done: (f"{OPS[t.kind].infix.symbol}({', '.join(a[0] for a in args)})", ATOM),
+    "call": lambda t, args, done: (f"{OPS[t.kind].infix.symbol or t.data}({', '.join(a[0] for a in args)})", ATOM),
     "compare": _compare,
     "not": lambda t, args, done: (f"not {_wrap(args[0], OPS['not'].infix.binds)}", OPS["not"].infix.binds),
     "junction": _junction,

@@ -434,9 +434,13 @@ def rdiv(x: Term, y: Term) -> Term:
     x, y = to_real(x), to_real(y)
     if y.kind == "const" and y.data != 0:
         return scale(x, 1 / y.data)
-    if x.kind == "const" and x.data == 0:
-        return _intern("rdiv", REAL, (x, y), None)
-    return _intern("rdiv", REAL, (x, y), None)
+    return _intern("rdiv", REAL, (x, y), None)  # 0 / y too: 0 / 0 is unspecified
+
+
+def apply(name: str, *args: Term) -> Term:
+    """An opaque function ``name`` of Real operands (a Real result): the same name and
+    operands are the same value, and nothing else is assumed."""
+    return _intern("fn", REAL, tuple(to_real(a) for a in args), name)
 
 
 def _min_max(kind: str, a: Term, b: Term) -> Term:
@@ -751,4 +755,6 @@ def rebuild(t: Term, args: tuple[Term, ...]) -> Term:
     if k in COMPARISON_KINDS:
         x = args[0]
         return _CONSTRUCTORS[k](x, ZERO if x.sort is INT else ZERO_REAL)
+    if k == "fn":
+        return apply(t.data, *args)
     return _CONSTRUCTORS[k](*args)

@@ -105,6 +105,7 @@ class _Reader:
         self.facts: list[Fact] = []
         self.outputs: list[tuple[str, Term]] = []
         self.expanded: dict[tuple, Term] = {}
+        self.functions: dict[str, int] = {}  # opaque functions declared: name -> arity
 
     # ------------------------------------------------------------ token helpers
 
@@ -266,10 +267,19 @@ class _Reader:
         token = self.i
         name = self.symbol_token("a symbol name")
         self.expect("(")
-        if self.tok() != ")":
-            self.fail("functions with arguments are not supported; expected '()'")
+        params = []
+        while self.tok() != ")":
+            params.append(self.sort_token())
         self.i += 1
-        self.declare(name, self.sort_token(), token)
+        sort = self.sort_token()
+        if not params:
+            self.declare(name, sort, token)
+            return
+        self.not_reserved(name, token, function=True)
+        if sort is not REAL or BOOL in params or name in self.macros or name in self.functions:
+            self.fail(f"'{name}': only a new opaque function of numbers to Real can be declared "
+                      "(as PyTorch's OpaqueUnaryFn_*)", token)
+        self.functions[name] = len(params)
 
     def cmd_define_fun(self, start: int) -> None:
         toks, i = self.toks, self.i
@@ -443,10 +453,19 @@ class _Reader:
             self.scope, self.i = saved_scope, saved_i
         return self.coerce(body, macro.sort, token, f"the result of '{macro.name}'")
 
+    def apply_function(self, name: str, args: list[Term], token: int) -> Term:
+        if len(args) != self.functions[name]:
+            self.fail(f"'{name}' takes {self.functions[name]} argument(s), got {len(args)}", token)
+        if any(a.sort is BOOL for a in args):
+            self.fail(f"sort error in '{name}': expected numbers, got Bool", token)
+        return T.apply(name, *args)
+
     def apply(self, op: str, args: list[Term], token: int) -> Term:
         macro = self.macros.get(op)
         if macro is not None:
             return self.apply_macro(macro, args, token)
+        if op in self.functions:
+            return self.apply_function(op, args, token)
         spec = _BUILTINS.get(op)
         if spec is None:
             self.fail(f"unknown operator '{op}'", token)

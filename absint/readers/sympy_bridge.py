@@ -39,6 +39,7 @@ from fractions import Fraction
 from typing import Callable
 
 import sympy
+from sympy.core.function import AppliedUndef
 
 from absint.lang import terms as T
 from absint.lang.terms import BOOL, INT, REAL, Sort, Term
@@ -175,6 +176,8 @@ def _handler(expr):
     if h is not None:
         return h
     h = FROM_SYMPY.get(cls.__name__)
+    if h is None and (cls.__name__.startswith(OPAQUE) or isinstance(expr, AppliedUndef)):
+        h = _opaque  # PyTorch's opaque float functions, and any undefined function
     if h is None:
         for base in cls.__mro__[1:]:
             if base.__module__.startswith("sympy."):
@@ -313,6 +316,15 @@ def _max(tr, e) -> Term:
 def _abs(tr, e) -> Term:
     x = tr.numeric(e.args[0])
     return T.maximum(x, T.neg(x))
+
+
+#: PyTorch's opaque functions of floats (``OpaqueUnaryFn_log2``): read as opaque functions
+#: named by their class, so that the reasoner knows which are PyTorch's (and monotone)
+OPAQUE = "OpaqueUnaryFn_"
+
+
+def _opaque(tr, e) -> Term:
+    return T.apply(type(e).__name__, *(tr.numeric(a) for a in e.args))
 
 
 def _piecewise(tr, e) -> Term:
@@ -606,6 +618,13 @@ def _back_compare(kind):
     return build
 
 
+def _back_opaque(tb, t):
+    args = [tb.arg(a) for a in t.args]
+    if tb.F is not None and len(args) == 1 and t.data.startswith(OPAQUE):
+        return tb.F.make_opaque_unary_fn(t.data[len(OPAQUE):])(*args)
+    return sympy.Function(t.data)(*args)
+
+
 def _back_distinct(tb, t):
     args = [tb.arg(a) for a in t.args]
     return sympy.And(*(sympy.Ne(a, b) for k, a in enumerate(args) for b in args[k + 1:]))
@@ -632,6 +651,7 @@ TO_SYMPY: dict[str, Callable[[TermsToSympy, Term], object]] = {
     "eq": _back_compare("eq"),
     "ne": _back_compare("ne"),
     "distinct": _back_distinct,
+    "fn": _back_opaque,
     "and": lambda tb, t: sympy.And(*(tb.arg(a) for a in t.args)),
     "or": lambda tb, t: sympy.Or(*(tb.arg(a) for a in t.args)),
     "not": lambda tb, t: sympy.Not(tb.arg(t.args[0])),

@@ -14,9 +14,17 @@ from fractions import Fraction
 from absint.lang import terms as T
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade
+from absint.reasoning.monomials import distribute
 
 
 _PENDING, _END = object(), object()
+#: PyTorch's opaque functions (``math.<name>`` of a float) taken as non-decreasing, each with
+#: the least operand where it is (None: everywhere): sqrt is correctly rounded (IEEE 754), so
+#: monotone; exp, log, log2 are monotone in the C library as in the reals (the least
+#: operand is taken as 1 for log: conservative for Real operands). Other names
+#: (a ``declare-fun`` of a file, sin, ...) are uninterpreted: only ``f(a) = f(a)`` is known.
+NON_DECREASING = {"OpaqueUnaryFn_sqrt": 0, "OpaqueUnaryFn_exp": None, "OpaqueUnaryFn_log": 1,
+                  "OpaqueUnaryFn_log2": 1}
 
 
 class Entailment:
@@ -121,9 +129,41 @@ class Entailment:
                 r = network.domain.truth(kind, v)
                 if r is not None:
                     return r
+        r = self._distributed(kind, t)
+        if r is None:
+            r = self._monotone(kind, t)
+        if r is not None:
+            return r
         if p.kind == "mul" and t.sort is INT:
             return self._by_dominance(kind, k, p, c)
         return None
+
+    def _monotone(self, kind: str, t: Term) -> bool | None:
+        """``f(a) <= f(b)`` for a non-decreasing opaque ``f`` (:data:`NON_DECREASING`) when
+        ``a <= b``: ``t`` is ``f(a) - f(b)`` (either sign) compared with 0."""
+        if kind != "le" or t.kind != "lin" or len(t.args) != 2 or t.data[1] != 0:
+            return None
+        (f, g), coefs = t.args, t.data[0]
+        if not (f.kind == g.kind == "fn" and f.data == g.data and f.data in NON_DECREASING
+                and len(f.args) == 1 and sorted(coefs) == [-1, 1]):
+            return None
+        small, large = (f, g) if coefs[0] == 1 else (g, f)  # t = small - large <= 0
+        a, b = small.args[0], large.args[0]
+        if a.kind == b.kind == "to_real":  # Int operands: compare them as Ints, where the facts are
+            a, b = a.args[0], b.args[0]
+        least = NON_DECREASING[f.data]
+        if least is not None and self.facade.truth(T.ge(a, T.const(least, a.sort))) is not True:
+            return None  # outside the domain (log 0, sqrt -1): no value, no order
+        return True if self.facade.truth(T.le(a, b)) is True else None
+
+    def _distributed(self, kind: str, t: Term) -> bool | None:
+        """The comparison read with its products of sums multiplied out (registering the
+        expanded sum's keys: later facts narrow them too)."""
+        d = distribute(t)
+        if d is None or d is t:
+            return None
+        self.network.register(d)
+        return self.network.domain.truth(kind, self.network.value(d))
 
     def _by_dominance(self, kind: str, k, p: Term, c) -> bool | None:
         """Decide ``k*p + c <kind> 0`` for a product ``p`` bounded through a dominating product."""

@@ -161,4 +161,5 @@ LINKS: dict[str, Callable[[Term, _Link], list[LinearConstraint]] | None] = {
     "to_int": None,   # of a Real operand, which isl does not see
     "ceil": None,     # likewise
     "ite": None,      # its value is the join of its branches, already in its bounds
+    "fn": None,       # an opaque function: Real-sorted, no relation to its operands
 }

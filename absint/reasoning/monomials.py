@@ -80,3 +80,40 @@ def divide_monomials(items, common: list[Term], sign: int) -> Term:
     """``sum v*m / prod(common)`` for monomials ``m`` that all contain ``common``."""
     return T.add(T.ZERO, *(T.scale(T.mul(T.ONE, *remove_factors(factors(m), common)), v * sign)
                            for m, v in items))
+
+
+#: a product of sums is expanded into at most this many monomials
+MAX_EXPANDED = 64
+
+
+def distribute(t: Term) -> Term | None:
+    """``t`` with its products of sums multiplied out (``s1*(s0 - 1) + s1`` is ``s0*s1``),
+    or None when it has none (or the expansion would pass :data:`MAX_EXPANDED` monomials).
+
+    The normal form keeps products factored (intervals read a factored product more
+    precisely); the expanded reading may instead meet a bounded key (``s0*s1 <= N``) or
+    cancel terms. Equal values, so either reading is sound."""
+    coefs, c = T.linear_parts(t)
+    parts = []
+    changed = False
+    for a, v in coefs.items():
+        if a.kind == "mul" and any(f.kind == "lin" for f in a.args):
+            expanded = _expand(a.args)
+            if expanded is None:
+                return None
+            parts.append(T.scale(expanded, v))
+            changed = True
+        else:
+            parts.append(T.scale(a, v))
+    return T.add(T.const(c, t.sort), *parts) if changed else None
+
+
+def _expand(fs) -> Term | None:
+    terms: list[tuple[object, list[Term]]] = [(1, [])]  # (coefficient, factors) monomials
+    for f in fs:
+        coefs, c = T.linear_parts(f)
+        pieces = [(v, [a]) for a, v in coefs.items()] + ([(c, [])] if c else [])
+        if len(terms) * len(pieces) > MAX_EXPANDED:
+            return None
+        terms = [(k * v, m + p) for k, m in terms for v, p in pieces]
+    return T.add(T.const(0, fs[0].sort), *(T.scale(T.mul(T.const(1, fs[0].sort), *m), k) for k, m in terms))

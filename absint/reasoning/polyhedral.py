@@ -208,6 +208,11 @@ class PolyhedralLayer:
         self._misses = 0 if verdict is not None else self._misses + 1
         return verdict
 
+    def relational_verdict_elsewhere(self) -> None:
+        """Another relational layer (difference bounds) decided a guard: that ends a streak of
+        open questions as an isl verdict would (the back-off is for files of real guards)."""
+        self._misses = 0
+
     def _entailment(self, g: Term, s: Slice) -> bool | None:
         poly = self._polyhedron(s)
         guard = comparison_constraint(g, s.index)

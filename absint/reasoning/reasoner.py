@@ -31,15 +31,19 @@ from absint.reasoning.normal_form import NormalForm
 from absint.reasoning.polyhedral import PolyhedralLayer
 from absint.reasoning.products import ProductBounds
 from absint.reasoning.verdict import UNKNOWN, Layer, Truth, Verdict
+from absint.reasoning.zones import DifferenceBounds
 from domains.interval_congruence import IC
 from domains.lattice import ValueDomain
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 
+#: and/or nesting decided conjunct by conjunct (deeper: UNKNOWN)
+MAX_JUNCTION_DEPTH = 4
+
 #: how costly a layer is, to report the costliest one a combined answer used
-_LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.POLYHEDRA: 2, Layer.CONTRADICTION: 3,
-               Layer.NONE: -1}
+_LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.ZONES: 2, Layer.POLYHEDRA: 3,
+               Layer.CONTRADICTION: 4, Layer.NONE: -1}
 
 
 class Reasoner:
@@ -53,6 +57,7 @@ class Reasoner:
         self.normal_form = NormalForm(self)
         self.entailment = Entailment(self)
         self.products = ProductBounds(self)
+        self.zones = DifferenceBounds(self)
         self.polyhedral = PolyhedralLayer(self) if relational else None
         self._intake = Facts(self, self.network, self.normal_form)
         self._intake.prefer_to_eliminate(backed)
@@ -102,7 +107,11 @@ class Reasoner:
             raise TypeError(f"decide() takes a Bool term, got {guard.sort.value}")
         if self.contradiction:
             return Verdict.true(Layer.CONTRADICTION)
-        g = self.normalize(guard)
+        return self._decide_normal(self.normalize(guard), MAX_JUNCTION_DEPTH)
+
+    def _decide_normal(self, g: Term, depth: int) -> Verdict:
+        """Layers cheapest first on a normal Bool term; an ``and``/``or`` that layer 1 leaves
+        open is decided conjunct by conjunct (each by whichever layer can), ``depth`` levels."""
         if g.kind == "const":
             return Verdict(Truth.TRUE if g.data else Truth.FALSE, Layer.NORMAL_FORM)
         r = self.entailment.quick_truth(g)
@@ -110,13 +119,34 @@ class Reasoner:
             r = self.entailment.truth(g)
         if self.contradiction:  # registering the guard's terms can expose one
             return Verdict.true(Layer.CONTRADICTION)
-        if r is None and self.polyhedral is not None:
+        if r is not None:
+            return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
+        if g.kind in ("and", "or"):
+            return self._junction(g, depth) if depth > 0 else UNKNOWN
+        r = self.zones.decide(g)
+        if r is not None:
+            if self.polyhedral is not None:
+                self.polyhedral.relational_verdict_elsewhere()
+            return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.ZONES)
+        if self.polyhedral is not None:
             r = self.polyhedral.decide(g)
             if r is not None:
                 return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.POLYHEDRA)
-        if r is None:
-            return UNKNOWN
-        return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
+        return UNKNOWN
+
+    def _junction(self, g: Term, depth: int) -> Verdict:
+        """An ``and`` is FALSE when one conjunct is, TRUE when all are (an ``or`` dually);
+        ``.by``: the costliest layer the answer needed."""
+        absorbing = Truth.TRUE if g.kind == "or" else Truth.FALSE
+        by = Layer.NORMAL_FORM
+        unknown = False
+        for a in g.args:
+            v = self._decide_normal(a, depth - 1)
+            if v.truth is absorbing:
+                return v
+            unknown = unknown or v.truth is Truth.UNKNOWN
+            by = max(by, v.by, key=_LAYER_COST.__getitem__)
+        return UNKNOWN if unknown else Verdict(Truth.FALSE if absorbing is Truth.TRUE else Truth.TRUE, by)
 
     def fits_int32(self, *terms: Term) -> Verdict:
         """TRUE if every numeric term provably lies in ``[-2**31, 2**31 - 1]``, FALSE if

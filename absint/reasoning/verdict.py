@@ -18,6 +18,7 @@ class Layer(str, enum.Enum):
 
     NORMAL_FORM = "normal-form"
     INTERVAL = "interval-congruence"
+    ZONES = "difference-bounds"
     POLYHEDRA = "polyhedra"
     CONTRADICTION = "contradiction"
     NONE = "none"
