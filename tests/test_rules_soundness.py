@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+import attrs
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from absint.lang import terms as T
-from absint.reasoning import rules
+from absint.reasoning import normal_form, rules
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
 from z3_check import z3_implies
@@ -56,9 +57,17 @@ SHAPES = {
         (T.div(x, d), k(0)), (T.mod(x, d), x), (T.div(k(c.data), d), k(0))],
     "divisor times its exact quotient": lambda d, q, c: [
         (T.mul(d, T.div(q, d)), q), (T.mul(d, T.div(q, T.scale(d, 2))), T.div(q, k(2)))],
+    "min/max of ordered operands is the first": lambda d, q, c: [
+        (T.minimum(q, d), q), (T.maximum(q, d), q), (T.minimum(x, T.add(x, c)), x)],
+    "min/max of ordered operands is the second": lambda d, q, c: [
+        (T.minimum(q, d), d), (T.maximum(q, d), d), (T.maximum(T.mul(x, y), k(1)), k(1))],
     "cancel a non-zero common factor": lambda d, q, c: [(T.mul(d, q), q)],
     "cancel a positive common factor": lambda d, q, c: [(T.mul(d, q), q)],
     "cancel a negative common factor (flips the inequality)": lambda d, q, c: [(T.mul(d, q), q)],
+    "divisor times its real quotient": lambda d, q, c: [
+        (T.mul(d, T.rdiv(q, d)), q), (T.mul(T.add(y, k(2)), T.rdiv(x, T.add(y, k(2)))), x)],
+    "clear a real denominator": lambda d, q, c: [
+        (T.rdiv(T.mul(q, d), d), q), (T.rdiv(x, d), c), (T.add(T.rdiv(T.mul(c, d), d), x), T.add(x, c))],
 }
 #: facts that make a rule's side conditions provable sometimes (and sometimes not)
 HINTS = st.sampled_from([
@@ -117,6 +126,25 @@ def test_rule_verdicts_agree_with_z3_where_divisors_can_be_zero(rule):
 
     run()
     assert FIRED[rule] > before, f"no example made rule {rule!r} fire: the test would check nothing"
+
+
+@pytest.mark.parametrize("rule", [r.name for r in rules.RULES])
+def test_a_rule_without_its_side_conditions_is_caught(rule, monkeypatch):
+    """The planted error: the rule applied unconditionally. The property above must find a
+    wrong verdict, or it could not have caught a rule whose conditions are too weak."""
+    row = next(r for r in rules.RULES if r.name == rule)
+    planted = attrs.evolve(row, conditions=lambda m, normalize: iter(()))
+    monkeypatch.setattr(normal_form, "BY_KIND", {kind: tuple(planted if r is row else r for r in rows)
+                                           for kind, rows in rules.BY_KIND.items()})
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+              database=None, derandomize=True, phases=[Phase.generate])
+    @given(programs(rule))
+    def run(program):
+        check(*program)
+
+    with pytest.raises(AssertionError, match="Z3 has a counterexample"):
+        run()
 
 
 def test_every_rule_has_shapes():

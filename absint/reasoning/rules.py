@@ -13,6 +13,8 @@ the divisor it keeps non-zero (or the divisor is the same term on both sides).
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Callable, Iterator
 
 import attrs
@@ -190,6 +192,22 @@ def _exact_product_result(m, normalize: Normalize) -> Term:
     return T.scale(normalize(T.div(a, T.const(kb))), kr)
 
 
+# ---------------------------------------------------------------- d*(a / d) = a
+
+
+def _match_real_product(t: Term, r: Term):
+    """``k*d*(a / d)``: a Real quotient times its own divisor."""
+    if t.kind != "mul":
+        return None
+    kr, p = T.content(r)
+    if p.kind != "mul" or len(p.args) != 2:
+        return None
+    for f, g in (p.args, reversed(p.args)):
+        if g.kind == "rdiv" and g.args[1] is f:
+            return kr, g.args[0], f
+    return None
+
+
 # ---------------------------------------------------------------- m*a <op> m*b  iff  a <op> b
 
 
@@ -219,6 +237,65 @@ def _cancelled(sign: int) -> Callable[[object, Normalize], Term]:
     return result
 
 
+# ---------------------------------------------------------------- min(a, b) = a when a <= b
+
+
+def _ordered(first: bool) -> Callable[[object, Normalize], Conditions]:
+    """``min(a, b) = a`` when ``a <= b`` (``b`` when ``b <= a``); ``max`` the other way."""
+    def conditions(r, normalize: Normalize) -> Conditions:
+        a, b = r.args if first else reversed(r.args)
+        yield (T.le(a, b) if r.kind == "min" else T.ge(a, b),)
+
+    return conditions
+
+
+def _match_min_max(t: Term, r: Term):
+    return r
+
+
+# ---------------------------------------------------------------- a/d <op> 0  iff  a <op> 0 (d > 0)
+
+
+def _match_real_quotient(t: Term, r: Term):
+    """A Real comparison ``k*(a / d) + R <op> 0`` with one quotient by a non-constant ``d``."""
+    x = r.args[0]
+    if x.sort is INT:
+        return None
+    coefs, c = T.linear_parts(x)
+    quotients = [q for q in coefs if q.kind == "rdiv"]
+    if len(quotients) != 1:
+        return None
+    q = quotients[0]
+    return r, q.args[1], coefs, c, q
+
+
+def _real_quotient_conditions(m, normalize: Normalize) -> Conditions:
+    r, d = m[0], m[1]
+    yield (T.ne(d, T.ZERO) if r.kind in ("eq", "ne") else T.gt(d, T.ZERO),)
+
+
+def _real_quotient_result(m, normalize: Normalize) -> Term:
+    """Sound: for ``d != 0``, ``(a / d)*d = a``, so ``x = 0`` iff ``x*d = 0``; and for
+    ``d > 0`` multiplying by ``d`` keeps the order. SMT-LIB's ``a / 0`` (unspecified) is
+    excluded by the condition."""
+    r, d, coefs, c, q = m
+    parts = [T.scale(q.args[0], coefs[q])] + [T.scale(T.mul(a, d), v) for a, v in coefs.items() if a is not q]
+    cleared = T.add(T.scale(d, c), *parts)
+    return normalize(_integral(r.kind, cleared) or T.rebuild(r, (cleared,)))
+
+
+def _integral(kind: str, s: Term) -> Term | None:
+    """``s <kind> 0`` as an Int comparison when ``s`` sums Int values (``to_real(x)``) with
+    rational coefficients: scaled by the positive lcm of the denominators, exactly."""
+    coefs, c = T.linear_parts(s)
+    if not coefs or any(a.kind != "to_real" for a in coefs):
+        return None
+    scale = math.lcm(*(Fraction(v).denominator for v in (*coefs.values(), c)))
+    int_sum = T.add(T.const(int(Fraction(c) * scale)),
+                    *(T.scale(a.args[0], int(Fraction(v) * scale)) for a, v in coefs.items()))
+    return {"le": T.le, "lt": T.lt, "eq": T.eq, "ne": T.ne}[kind](int_sum, T.ZERO)
+
+
 #: the table; for one term the rows of its kind are tried in order, the first proved wins
 RULES: tuple[Rule, ...] = (
     Rule("exact quotient", ("div", "mod"), _match_exact,
@@ -228,14 +305,22 @@ RULES: tuple[Rule, ...] = (
     Rule("divisor is an exact quotient of the dividend", ("div", "mod"), _match_quotient_divisor,
          _quotient_divisor_conditions, _quotient_divisor_result),
     Rule("dividend below the divisor", ("div", "mod"), _match_range, _range_conditions, _range_result),
+    Rule("min/max of ordered operands is the first", ("min", "max"), _match_min_max, _ordered(True),
+         lambda r, normalize: r.args[0]),
+    Rule("min/max of ordered operands is the second", ("min", "max"), _match_min_max, _ordered(False),
+         lambda r, normalize: r.args[1]),
     Rule("divisor times its exact quotient", ("mul", "lin"), _match_exact_product,
          _exact_product_conditions, _exact_product_result, final=True),
+    Rule("divisor times its real quotient", ("mul", "lin"), _match_real_product,
+         _requires(lambda m: T.ne(m[2], T.ZERO)), lambda m, normalize: T.scale(m[1], m[0]), final=True),
     Rule("cancel a non-zero common factor", ("eq", "ne"), _match_common_comparison,
          _requires(lambda m: T.ne(m[1], T.ZERO)), _cancelled(1), final=True),
     Rule("cancel a positive common factor", ("le", "lt"), _match_common_comparison,
          _requires(lambda m: T.gt(m[1], T.ZERO)), _cancelled(1)),
     Rule("cancel a negative common factor (flips the inequality)", ("le", "lt"), _match_common_comparison,
          _requires(lambda m: T.lt(m[1], T.ZERO)), _cancelled(-1)),
+    Rule("clear a real denominator", ("eq", "ne", "le", "lt"), _match_real_quotient,
+         _real_quotient_conditions, _real_quotient_result),
 )
 
 #: the rows by the kind they apply to, in table order
