@@ -389,7 +389,7 @@ def mod(x: Term, y: Term) -> Term:
     return _intern("mod", INT, (x, y), None)
 
 
-def _as_int_over(t: Term) -> tuple[Term, int] | None:
+def as_int_over(t: Term) -> tuple[Term, int] | None:
     """A Real ``t`` as ``to_real(P) / d`` with ``P`` an Int sum and ``d > 0``, if it is one."""
     coefs, c = linear_parts(t)
     den = Fraction(c).denominator
@@ -408,7 +408,7 @@ def to_int(x: Term) -> Term:
         return x
     if x.kind == "const":
         return const(math.floor(x.data))
-    split = _as_int_over(x)
+    split = as_int_over(x)
     if split is not None:
         p, d = split
         return div(p, const(d))
@@ -422,7 +422,7 @@ def ceil(x: Term) -> Term:
         return x
     if x.kind == "const":
         return const(math.ceil(x.data))
-    split = _as_int_over(x)
+    split = as_int_over(x)
     if split is not None:
         p, d = split
         return div(add(p, const(d - 1)), const(d))

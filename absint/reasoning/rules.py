@@ -13,8 +13,6 @@ the divisor it keeps non-zero (or the divisor is the same term on both sides).
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Callable, Iterator
 
 import attrs
@@ -162,14 +160,20 @@ def _range_result(m, normalize: Normalize) -> Term:
 # ---------------------------------------------------------------- f*(a div (kb*f)) = a div kb
 
 
-def _match_exact_product(t: Term, r: Term):
-    """``f*(a div b)`` with ``b = kb*f`` (a symbolic divisor), from a product."""
+def _two_factors(t: Term, r: Term):
+    """``(k, [(f, g), (g, f)])`` for a product ``r = k*f*g`` built from a product ``t``."""
     if t.kind != "mul":
-        return None
+        return None, ()
     kr, p = T.content(r)
     if p.kind != "mul" or len(p.args) != 2:
-        return None
-    for f, g in (p.args, reversed(p.args)):
+        return None, ()
+    return kr, (p.args, tuple(reversed(p.args)))
+
+
+def _match_exact_product(t: Term, r: Term):
+    """``f*(a div b)`` with ``b = kb*f`` (a symbolic divisor), from a product."""
+    kr, orders = _two_factors(t, r)
+    for f, g in orders:
         if g.kind != "div" or g.args[1].kind == "const":
             continue
         a, b = g.args
@@ -197,12 +201,8 @@ def _exact_product_result(m, normalize: Normalize) -> Term:
 
 def _match_real_product(t: Term, r: Term):
     """``k*d*(a / d)``: a Real quotient times its own divisor."""
-    if t.kind != "mul":
-        return None
-    kr, p = T.content(r)
-    if p.kind != "mul" or len(p.args) != 2:
-        return None
-    for f, g in (p.args, reversed(p.args)):
+    kr, orders = _two_factors(t, r)
+    for f, g in orders:
         if g.kind == "rdiv" and g.args[1] is f:
             return kr, g.args[0], f
     return None
@@ -286,14 +286,13 @@ def _real_quotient_result(m, normalize: Normalize) -> Term:
 
 def _integral(kind: str, s: Term) -> Term | None:
     """``s <kind> 0`` as an Int comparison when ``s`` sums Int values (``to_real(x)``) with
-    rational coefficients: scaled by the positive lcm of the denominators, exactly."""
-    coefs, c = T.linear_parts(s)
-    if not coefs or any(a.kind != "to_real" for a in coefs):
+    rational coefficients: ``s = P/d`` with ``d > 0``, so ``s <kind> 0`` iff ``P <kind> 0``."""
+    if not T.linear_parts(s)[0]:
         return None
-    scale = math.lcm(*(Fraction(v).denominator for v in (*coefs.values(), c)))
-    int_sum = T.add(T.const(int(Fraction(c) * scale)),
-                    *(T.scale(a.args[0], int(Fraction(v) * scale)) for a, v in coefs.items()))
-    return {"le": T.le, "lt": T.lt, "eq": T.eq, "ne": T.ne}[kind](int_sum, T.ZERO)
+    split = T.as_int_over(s)
+    if split is None:
+        return None
+    return {"le": T.le, "lt": T.lt, "eq": T.eq, "ne": T.ne}[kind](split[0], T.ZERO)
 
 
 #: the table; for one term the rows of its kind are tried in order, the first proved wins
