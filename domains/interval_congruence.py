@@ -1,4 +1,4 @@
-"""The reduced product interval × congruence (Granger), the engine's per-term value.
+"""The reduced product interval × congruence (Granger), the value network's per-term value.
 
 Every :class:`IntervalCongruence` is reduced: its constructor runs :func:`reduce`,
 so bounds are always congruent to the residue, a point interval always has a
@@ -10,7 +10,7 @@ Operators combine the component operators of :mod:`domains.interval` and
 (a divisor whose congruence excludes 0, as in ``[-3, 3] ∩ 2Z+1``) the product
 passes it on.
 
-The engine reads a value through ``v.lo``, ``v.hi`` (``-inf``/``inf`` when
+The value network reads a value through ``v.lo``, ``v.hi`` (``-inf``/``inf`` when
 unbounded), ``v.modulus``, ``v.residue``, ``v.is_bottom``; it builds one with
 ``IC(interval, congruence)``, ``IC.from_bounds(lo, hi, sort)`` or
 ``IC.constant(c, sort)``.

@@ -1,14 +1,14 @@
 """The small protocols every abstract domain implements.
 
-A *value domain* abstracts the set of values one numeric term can take. The
-engine drives it through one dispatch table keyed by term kind (see
-:mod:`absint.lang.terms`): ``forward`` computes a term's value from its operands',
+A *value domain* abstracts the set of values one numeric term can take. Its user
+(absint's value network) drives it through one dispatch table keyed by term kind (the
+kinds of absint's operator table, ``absint.lang.ops``): ``forward`` computes a term's value from its operands',
 ``backward`` narrows the operands given what the term is known to be (HC4-revise).
 Defaults are sound: a domain may start forward-only (``backward`` returning the
 operands unchanged) and still be correct.
 
 Elements are immutable values; the domain object holds the operations, so one
-element type can serve several domains and the engine never mutates a value.
+element type can serve several domains and its user never mutates a value.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ class Lattice(Protocol[V]):
 class ValueDomain(Lattice[V], Protocol[V]):
     """A non-relational domain: one value per numeric term.
 
-    Kinds covered: ``const var lin mul div mod rdiv pow to_int ceil to_real min max``
-    (``ite`` is the engine's: it needs the truth of the condition).
+    Kinds covered: ``const var lin mul div mod rdiv pow to_int ceil to_real min max fn``
+    (``ite`` is its user's: it needs the truth of the condition).
     Division by an interval that may hold zero is handled soundly: SMT-LIB's
     ``x div 0`` is an arbitrary (but fixed) integer, so it contributes top.
     """

@@ -1,6 +1,7 @@
 """sympy <-> terms: the compiler's expressions in, symbolic answers back out.
 
-This is the only module that knows sympy. Expressions are read by *class name*
+This is the one translator between sympy and terms (the API and the ShapeEnv oracle use it;
+the reasoning never sees sympy). Expressions are read by *class name*
 through one table (:data:`FROM_SYMPY`), so PyTorch's own sympy functions
 (``FloorDiv``, ``PythonMod``, ``CeilToInt``, ``Min``/``Max``, ...) are understood
 without importing torch, and a look-alike class defined anywhere with the same

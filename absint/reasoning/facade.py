@@ -1,10 +1,12 @@
 """What the reasoning layers may ask of each other, as protocols.
 
 Each sub-analysis (normal form, value network, entailment, product bounds,
-linearisation, polyhedra) holds the facade, :class:`absint.reasoning.reasoner.Reasoner`,
-and asks it, as TVM's sub-analyzers ask their ``Analyzer``; none reads another's
-fields. These protocols are the whole of what may be asked, and every layer depends on
-this module only, never on another layer's module, so the layers form no import circle.
+linearisation, difference bounds, polyhedra) holds the facade,
+:class:`absint.reasoning.reasoner.Reasoner`, and asks it, as TVM's sub-analyzers ask their
+``Analyzer``; none reads another's fields. These protocols are the whole of what may be
+asked. A layer imports this module and its own helpers (``rules``, ``links``,
+``monomials``), never another layer; only ``facts`` (the intake, which feeds the network
+and the normal form) and ``reasoner`` import layers, so the layers form no import circle.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Here the network's keys are read as a graph: a bounded difference key ``a - b`` 
 atom's own bounds connect it to zero. ``x - y <= d(y, x)``, the shortest path, with the
 path through zero taken as ``min_a (d(y, a) - lo(a)) + min_b (hi(b) + d(b, x))``. Shortest
 paths come from Bellman-Ford over the component, at most :data:`MAX_RELAXATIONS` edge
-relaxations per question (then UNKNOWN). Nothing is stored: the graph is the network's
+relaxations per search (a question runs up to four; then UNKNOWN). Nothing is stored: the graph is the network's
 current keys, so it is as incremental as the network. Sound: every edge is a fact (or a
 consequence of the facts), and a path sums valid inequalities. Over the integers,
 difference constraints are exact, so the verdicts are those of an exact solver on them.
@@ -24,7 +24,7 @@ from absint.lang.terms import Term
 from absint.reasoning.facade import Facade
 from domains.bounds import is_infinite
 
-#: edge relaxations one question may spend on its shortest paths
+#: edge relaxations one shortest-path search may spend (a question runs up to four)
 MAX_RELAXATIONS = 50_000
 
 
