@@ -233,12 +233,12 @@ def _check_with_z3(data: bytes, letters: str, out: dict, timeout_ms: int) -> Non
 # ---------------------------------------------------------------- many inputs
 
 
-def run(count: int, seed: int, jobs: int, budget: float) -> tuple[Counter, list[dict]]:
+def run(count: int, seed: int, jobs: int, budget: float, z3_timeout_ms: int = 2000) -> tuple[Counter, list[dict]]:
     totals: Counter = Counter()
     bad: list[dict] = []
     seeds = range(seed, seed + count)
     with ProcessPoolExecutor(jobs) as pool:
-        for n, r in enumerate(pool.map(run_one, seeds, [budget] * count, chunksize=32), 1):
+        for n, r in enumerate(pool.map(run_one, seeds, [budget] * count, [z3_timeout_ms] * count, chunksize=32), 1):
             totals[r["outcome"]] += 1
             totals["verdicts checked"] += r["checked"]
             totals["verdicts Z3 could not confirm (timeout, skipped)"] += r.get("unconfirmed", 0)
@@ -259,10 +259,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="first seed; input k is program(seed + k)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--budget", type=float, default=20.0, help="seconds per input (default %(default)g)")
+    ap.add_argument("--z3-timeout-ms", type=int, default=2000,
+                    help="Z3's limit per verdict check; a check it cannot finish counts as unconfirmed "
+                         "(default %(default)s)")
     ap.add_argument("--out", default="fuzz-out.json", help="where the offending inputs' seeds go")
     args = ap.parse_args(argv)
     start = time.time()
-    totals, bad = run(args.count, args.seed, args.jobs, args.budget)
+    totals, bad = run(args.count, args.seed, args.jobs, args.budget, args.z3_timeout_ms)
     print(json.dumps({"inputs": args.count, **totals, "wall_seconds": round(time.time() - start, 1)}, indent=1))
     for r in bad[:10]:
         print(f"seed {r['seed']} ({r['mutation']}): {r['outcome']} {r.get('error', '')} wrong at {r['wrong']}")
