@@ -1,6 +1,7 @@
 """absint.torch on the project's own tiny programs: export and compile, absint off and on.
 
-    python -m benchmarks.torch_client [--markdown] [--only NAME ...] [--how export|compile]
+    python -m benchmarks.torch_client [--only NAME ...] [--how export|compile] [--totals-only]
+    python -m benchmarks.torch_client --record tests/data/torch_traces.jsonl   # the replayed traces
 
 Prints, per program and mode, whether tracing failed with a data-dependent error (DDE) or
 another error, ShapeEnv guards (compile), runtime asserts in the graph, tracing time, and
@@ -68,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", help="program names")
     ap.add_argument("--how", choices=sorted(tp.RUNNERS), action="append")
     ap.add_argument("--totals-only", action="store_true")
+    ap.add_argument("--record", metavar="PATH", help="only record the traces of tests/data (tp.TRACE_SELECTION)")
     args = ap.parse_args(argv)
+    if args.record:
+        tp.record_traces(args.record)
+        return 0
     programs = [p for p in tp.PROGRAMS if not args.only or p.name in args.only]
     hows = args.how or ["export", "compile"]
     rows = measure(programs, hows)

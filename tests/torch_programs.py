@@ -118,6 +118,23 @@ def jagged_pad_first(values, lengths):
     return F.pad(first, (0, b)) if a <= values.size(0) else second
 
 
+@program("jagged", (ar(10), t(0, 3, 6, 10), ar(12)), ((0,), (), (0,)),
+         valid=[(ar(10), t(0, 3, 6, 10), ar(4)), (ar(5), t(0, 0, 2, 5), ar(9))],
+         bad=[(ar(10), t(0, 3, 6, 9), ar(12)), (ar(10), t(0, 6, 3, 10), ar(12))])
+def offsets_last_is_size(values, offsets, other):
+    """``torch._check(o[-1] == values.size(0))`` becomes a replacement under compile (its runtime
+    assert can fold away); the user ``if`` after it is a backed question once replaced."""
+    o = offsets.tolist()
+    torch._check(o[0] == 0)
+    for a, b in zip(o, o[1:]):
+        torch._check(a <= b)
+    torch._check(o[-1] == values.size(0))
+    out = sum(values[a:b].sum() for a, b in zip(o, o[1:]))
+    if o[-1] <= other.size(0):
+        return out + other[: o[-1]].sum()
+    return out
+
+
 # ---------------------------------------------------------------- masks and nonzero
 
 @program("mask", (ar(8) - 3,), ((0,),), valid=[(ar(5) - 4,)])
@@ -380,7 +397,7 @@ def _compile(p: Program) -> Outcome:
 RUNNERS = {"export": _export, "compile": _compile}
 
 
-def run(p: Program, how: str, absint: bool, check: bool = False) -> Outcome:
+def run(p: Program, how: str, absint: bool, check: bool = False, mode: str = "fallback") -> Outcome:
     """Trace ``p`` (export or compile) with absint installed (fallback) or not; the artifact,
     the counts, the error if tracing failed. absint stays installed only while tracing: a
     compiled function that recompiles is called under :func:`calling`."""
@@ -390,7 +407,7 @@ def run(p: Program, how: str, absint: bool, check: bool = False) -> Outcome:
         start = time.perf_counter()
         try:
             if absint:
-                with absint_torch.enabled("fallback", check=check):
+                with absint_torch.enabled(mode, check=check):
                     out = RUNNERS[how](p)
                     out.stats = absint_torch.stats()
             else:
@@ -463,3 +480,27 @@ def run_and_check(p: Program, how: str, absint: bool) -> Checked:
     for inputs in p.bad:
         c.rejected.append(rejects(lambda *a: call(out.artifact, a, absint), inputs))
     return c
+
+
+#: the sessions checked in as ``tests/data/torch_traces.jsonl`` (small): fallback runs of programs only
+#: absint lets trace, shadow runs (PyTorch's answer to every plain question) of others
+TRACE_SELECTION = (
+    [(name, how, "fallback") for name in ("chain_if", "chain5_if", "if_part_le_total", "jagged_pad_first")
+     for how in ("export", "compile")]
+    + [("offsets_last_is_size", "compile", "fallback")]
+    + [(name, how, "shadow") for name in ("split_tolist", "slice_between_items", "item_view_by_eight",
+                                          "unbacked_view_by_four_after_mod8", "if_sizes", "masked_view_by_four",
+                                          "reshape_two_ways") for how in ("export", "compile")]
+)
+
+
+def record_traces(path: str, selection=TRACE_SELECTION) -> None:
+    """Trace the selected (program, export|compile, fallback|shadow) with absint, recording
+    the sessions to ``path`` (JSONL, :mod:`absint.torch.trace`), each labelled with them."""
+    by_name = {p.name: p for p in PROGRAMS}
+    try:
+        for name, how, mode in selection:
+            absint_torch.record(path, label=f"{name}/{how}/{mode}")
+            run(by_name[name], how, absint=True, mode=mode)
+    finally:
+        absint_torch.record(None)
