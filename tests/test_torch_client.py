@@ -97,3 +97,13 @@ def test_python_m_absint_torch_runs_a_script(tmp_path):
     r = subprocess.run([sys.executable, "-m", "absint.torch", str(script)], capture_output=True, text=True,
                        env={**os.environ, "ABSINT_TORCH": "off"}, timeout=300)
     assert r.returncode == 2 and "ABSINT_TORCH must be one of" in r.stderr
+
+
+def test_docs_example_runs():
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "torch.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    example = [b for b in blocks if "torch.export.export" in b]
+    assert len(example) == 1
+    exec(compile(example[0], "docs/torch.md", "exec"), {})
