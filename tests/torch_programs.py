@@ -335,6 +335,24 @@ def if_max_fits(ab, v):
     return v[: max(a, b)].sum() if max(a, b) <= v.size(0) else v.sum()
 
 
+@program("if", (t(2, 3), ar(6)), ((), (0,)), valid=[(t(1, 4), ar(4))], bad=[(t(2, 2), ar(6))])
+def if_factor_le_product(ab, v):
+    """``a <= a*b`` for ``b >= 1``: a product over a sum (absint's reasoning is being extended)."""
+    a, b = ab.tolist()
+    torch._check(a >= 1)
+    torch._check(b >= 1)
+    torch._check(a * b == v.size(0))
+    return v.view(a, b).sum(1) if a <= v.size(0) else v
+
+
+@program("chain", (torch.arange(12),), ((),), valid=[(torch.arange(12) // 3,)], bad=[(torch.arange(12).flip(0),)])
+def chain12_if(xs):
+    a = xs.tolist()
+    for x, y in zip(a, a[1:]):
+        torch._check(x <= y)
+    return torch.ones(2) if a[0] <= a[-1] else torch.zeros(2)
+
+
 # ---------------------------------------------------------------- the harness
 
 @dataclass
