@@ -15,6 +15,7 @@ disagrees. Needs torch (``pip install torch==2.13.0+cpu``).
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 import pathlib
 import sys
 
@@ -44,7 +45,9 @@ def measure(programs, hows) -> list[dict]:
                          "seconds_off": off.seconds, "seconds_on": on.seconds,
                          "answered": s.get("answered", 0), "asked": s.get("asked", 0),
                          "absint_seconds": s.get("sync_seconds", 0.0) + s.get("decide_seconds", 0.0),
-                         "disagreements": s.get("disagreements", 0)})
+                         "disagreements": s.get("disagreements", 0),
+                         "gaps": {**s.get("gaps", {}), **{f"fact {k}": v for k, v in s.get("fact_gaps", {}).items()}},
+                         "errors": s.get("errors", {})})
     return rows
 
 
@@ -98,6 +101,12 @@ def main(argv: list[str] | None = None) -> int:
             print(_line(r))
     for how in hows:
         print(_line(_totals(rows, how)))
+    gaps, errors = Counter(), Counter()
+    for r in rows:
+        gaps.update(r["gaps"])
+        errors.update(r["errors"])
+    print(f"\nsympy classes absint could not read (questions; facts): {dict(gaps) or 'none'}; "
+          f"errors: {dict(errors) or 'none'}")
     bad = [r for r in rows if r["fail_on"] > r["fail_off"] or r["disagreements"] or (
         r["fail_off"] == r["fail_on"] == 0 and (r["guards_on"] > r["guards_off"] or r["asserts_on"] > r["asserts_off"]))]
     if bad:

@@ -129,8 +129,10 @@ class ShapeEnvBridge:
         version = getattr(se, "_version_counter", None)
         if version is None:
             return ()
-        return (version, len(se.guards), sum(len(v) for v in se.deferred_runtime_asserts.values()),
-                len(se.replacements), len(se.var_to_range))
+        asserts = getattr(se, "num_deferred_runtime_asserts", None)
+        if asserts is None:
+            asserts = sum(len(v) for v in se.deferred_runtime_asserts.values())
+        return (version, len(se.guards), asserts, len(se.replacements), len(se.var_to_range))
 
     def _rolled_back(self) -> bool:
         se, seen = self.se, self.seen

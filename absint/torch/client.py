@@ -24,6 +24,7 @@ import weakref
 from typing import Any, Callable, Iterator
 
 import attrs
+import sympy
 
 from absint.reasoning.verdict import Truth
 from absint.torch import policy
@@ -63,8 +64,6 @@ class _Installation:
 
     def answer(self, se: Any, expr, result):
         """What the wrapper returns for a plain call PyTorch answered with ``result``."""
-        import sympy
-
         torch_word = "true" if result is sympy.true else "false" if result is sympy.false else \
             "none" if result is None else "other"
         if result is not None:
