@@ -415,13 +415,18 @@ def _compile(p: Program) -> Outcome:
 RUNNERS = {"export": _export, "compile": _compile}
 
 
-def run(p: Program, how: str, absint: bool, check: bool = False, mode: str = "fallback") -> Outcome:
-    """Trace ``p`` (export or compile) with absint installed (fallback) or not; the artifact,
+def run(p: Program, how: str, absint: bool, check: bool = False, mode: str = "fallback",
+        real: bool = False) -> Outcome:
+    """Trace ``p`` (export or compile) with absint installed (``mode``) or not; the artifact,
     the counts, the error if tracing failed. absint stays installed only while tracing: a
-    compiled function that recompiles is called under :func:`calling`."""
+    compiled function that recompiles is called under :func:`call`. ``real``: fake tensors
+    also carry real values (``fake_tensor_propagate_real_tensors``), so PyTorch knows the
+    real value of each unbacked symbol and the check mode checks absint against them."""
     import torch._dynamo.config as dynamo_config
+    import torch._functorch.config as functorch_config
 
-    with dynamo_config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True):
+    with dynamo_config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True), \
+            functorch_config.patch(fake_tensor_propagate_real_tensors=real):
         start = time.perf_counter()
         try:
             if absint:
@@ -514,11 +519,12 @@ TRACE_SELECTION = (
 
 def record_traces(path: str, selection=TRACE_SELECTION) -> None:
     """Trace the selected (program, export|compile, fallback|shadow) with absint, recording
-    the sessions to ``path`` (JSONL, :mod:`absint.torch.trace`), each labelled with them."""
+    the sessions to ``path`` (JSONL, :mod:`absint.torch.trace`), each labelled with them.
+    Exports propagate real tensors: the trace then has the real value of unbacked questions."""
     by_name = {p.name: p for p in PROGRAMS}
     try:
         for name, how, mode in selection:
             absint_torch.record(path, label=f"{name}/{how}/{mode}")
-            run(by_name[name], how, absint=True, mode=mode)
+            run(by_name[name], how, absint=True, mode=mode, real=how == "export")
     finally:
         absint_torch.record(None)
