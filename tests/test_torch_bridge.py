@@ -309,3 +309,35 @@ def test_the_torch_free_modules_do_not_import_torch():
     code = ("import sys, absint.torch, absint.torch.bridge, absint.torch.client, absint.torch.trace, "
             "absint.torch.policy; assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_replay_starts_again_after_a_rebuild():
+    lines = ['{"t":"session","s":0}', '{"s":0,"t":"symbol","name":"s0","sort":"Int","hint":8,"backed":true}',
+             '{"s":0,"t":"fact","tier":"entry","smt":"(>= s0 4)"}',
+             '{"s":0,"t":"q","smt":"(>= s0 3)","route":"entry","torch":"none","absint":"true","by":"x","value":true}',
+             '{"s":0,"t":"rebuild"}',
+             '{"s":0,"t":"q","smt":"(>= s0 3)","route":"entry","torch":"none","absint":"unknown","by":"x",'
+             '"value":true}']
+    report = replay(lines)
+    assert (report.recorded_decided, report.replayed_decided, report.findings) == (1, 1, ())
+
+
+def test_a_rollback_is_recorded_and_replayed(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    rec = Recorder(str(path))
+    se = FakeShapeEnv()
+    s0, s1 = se.backed("s0", 8), se.backed("s1", 9)
+    se.guard(s0 < s1)
+    b = ShapeEnvBridge(se, emit=rec.session({}))
+    wrapped, inst, _ = _wrapped("fallback")
+    inst.bridges[id(se)] = (lambda: se, b)
+    assert wrapped(se, s0 <= s1) is sympy.true
+    se.guards.clear()
+    se._version_counter += 1
+    assert wrapped(se, s0 <= s1) is None
+    rec.close()
+    text = path.read_text()
+    assert '"t":"rebuild"' in text
+    report = replay(text.splitlines())
+    assert (report.questions, report.recorded_decided, report.replayed_decided) == (2, 1, 1)
+    assert report.findings == ()
