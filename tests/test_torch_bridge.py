@@ -341,3 +341,49 @@ def test_a_rollback_is_recorded_and_replayed(tmp_path):
     report = replay(text.splitlines())
     assert (report.questions, report.recorded_decided, report.replayed_decided) == (2, 1, 1)
     assert report.findings == ()
+
+
+# ---------------------------------------------------------------- the routing, by brute force
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_OPS = {"le": (sympy.Le, lambda v: v <= 0), "lt": (sympy.Lt, lambda v: v < 0),
+        "eq": (sympy.Eq, lambda v: v == 0), "ne": (sympy.Ne, lambda v: v != 0)}
+_REL = st.tuples(st.lists(st.integers(-2, 2), min_size=4, max_size=4), st.integers(-4, 4), st.sampled_from(sorted(_OPS)))
+
+
+def _holds(rel, point) -> bool:
+    coefs, c, op = rel
+    return _OPS[op][1](sum(k * x for k, x in zip(coefs, point)) + c)
+
+
+@settings(max_examples=60, deadline=None)
+@given(guards=st.lists(_REL, max_size=3), asserts=st.lists(_REL, max_size=3), questions=st.lists(_REL, min_size=1,
+                                                                                                  max_size=4))
+def test_entry_answers_hold_without_the_runtime_asserts(guards, asserts, questions):
+    """Backed symbols in [1, 4], unbacked ones in [0, 4]: an answer routed to the entry reasoner
+    holds at every point that satisfies the guards alone (runtime asserts may be folded away);
+    one routed to the full reasoner at every point that satisfies guards and asserts. (Planted:
+    runtime asserts given to the entry reasoner too; this test fails.)"""
+    import itertools
+
+    se = FakeShapeEnv()
+    symbols = (se.backed("s0", 1, lower=1), se.backed("s1", 2, lower=1), se.unbacked("u0"), se.unbacked("u1"))
+    for s in symbols:
+        se.var_to_range[s] = VR(1 if s.is_positive else 0, 4)
+    guards = [(c[:2] + [0, 0], k, op) for c, k, op in guards]  # guards are over backed symbols
+    for rel, add in [(g, se.guard) for g in guards] + [(a, se.runtime_assert) for a in asserts]:
+        coefs, c, op = rel
+        add(_OPS[op][0](sum(k * x for k, x in zip(coefs, symbols)) + c, 0))
+    points = list(itertools.product(range(1, 5), range(1, 5), range(5), range(5)))
+    b = ShapeEnvBridge(se)
+    for q in questions:
+        coefs, c, op = q
+        expr = _OPS[op][0](sum(k * x for k, x in zip(coefs, symbols)) + c, 0)
+        a = decide(b, expr)
+        if a.truth is Truth.UNKNOWN:
+            continue
+        facts = guards if a.route == "entry" else guards + asserts
+        for p in points:
+            if all(_holds(f, p) for f in facts):
+                assert _holds(q, p) is (a.truth is Truth.TRUE), (a, expr, p, facts)
