@@ -353,6 +353,38 @@ def chain12_if(xs):
     return torch.ones(2) if a[0] <= a[-1] else torch.zeros(2)
 
 
+# ---------------------------------------------------------------- other shapes PyTorch derives (coverage)
+
+@program("other", (ar(2 * 3 * 5, 2, 3, 5),), ((2,),), valid=[(ar(2 * 3 * 7, 2, 3, 7),)])
+def interpolate_nearest(x):
+    return F.interpolate(x, scale_factor=2.0, mode="nearest").sum()
+
+
+@program("other", (ar(4), t(1, 2, 0, 3)), ((0,), (0,)), valid=[(ar(3), t(0, 0, 5))])
+def repeat_interleave_sizes(x, r):
+    y = torch.repeat_interleave(x, r)
+    return y.sum() + y.size(0)
+
+
+@program("other", (t(1, 1, 2, 3, 3, 3),), ((0,),), valid=[(t(5, 4, 4),)])
+def unique_count(x):
+    u = torch.unique(x)
+    return u.sum() + u.size(0)
+
+
+@program("other", (ar(7) - 3,), ((0,),), valid=[(ar(10) - 8,)])
+def index_select_half(x):
+    idx = x.nonzero().squeeze(1)
+    y = x.index_select(0, idx)
+    return y[: (idx.size(0) + 1) // 2].sum()
+
+
+@program("other", (ar(8),), ((0,),), valid=[(ar(5),)])
+def float_size(x):
+    n = int(x.size(0) * 0.5)
+    return x[:n].sum()
+
+
 # ---------------------------------------------------------------- the harness
 
 @dataclass
