@@ -78,7 +78,9 @@ class _Seen:
 
     key: tuple = ()
     ranges: dict = attrs.Factory(dict)  # symbol -> (lo, hi) assumed
+    range_objects: dict = attrs.Factory(dict)  # symbol -> the ValueRanges read (unchanged: nothing to do)
     hints: dict = attrs.Factory(dict)  # symbol -> int hint or None (unbacked)
+    hint_objects: dict = attrs.Factory(dict)  # symbol -> the hint object read
     replacements: dict = attrs.Factory(dict)  # symbol -> expression assumed equal
     guards: list = attrs.Factory(list)  # the guard objects, in order
     asserts: dict = attrs.Factory(dict)  # key -> list of runtime-assert objects
@@ -143,16 +145,25 @@ class ShapeEnvBridge:
                 return True
         if any(s not in se.replacements for s in seen.replacements):
             return True
-        hints = reading.hints(se)
-        for s, h in seen.hints.items():
-            if s not in se.var_to_range or (h is not None and reading.integer_value(hints.get(s)) != h):
+        hints, ranges = reading.hints(se), se.var_to_range
+        for s, vr in seen.range_objects.items():  # identity first: a scan of cheap checks
+            now = ranges.get(s)
+            if now is None:
                 return True
-        return any(_widened(reading.integer_range(se.var_to_range[s]), r) for s, r in seen.ranges.items())
+            if now is not vr and _widened(reading.integer_range(now), seen.ranges[s]):
+                return True
+            h = seen.hint_objects.get(s)
+            if h is not None and hints.get(s) is not h and reading.integer_value(hints.get(s)) != seen.hints[s]:
+                return True
+        return False
 
     def _sync_symbols(self) -> None:
         se, seen = self.se, self.seen
         hints = reading.hints(se)
+        known = seen.range_objects
         for s, vr in list(se.var_to_range.items()):
+            if known.get(s) is vr:
+                continue
             if s not in seen.hints:
                 self._declare(s, hints)
             backed = s in hints
@@ -163,11 +174,14 @@ class ShapeEnvBridge:
             if hi is not None and hi != old_hi:
                 self._fact(sympy.Le(s, hi, evaluate=False), entry=backed)
             seen.ranges[s] = (lo, hi)
+            known[s] = vr
 
     def _declare(self, s, hints: dict) -> None:
         hint = reading.integer_value(hints.get(s)) if s in hints else None
         backed = s in hints
         self.seen.hints[s] = hint if backed else None
+        if backed:
+            self.seen.hint_objects[s] = hints[s]
         self.full.declare(s, hint)
         if backed:
             self.entry.declare(s, hint)
