@@ -1,1 +1,29 @@
-"""absint inside PyTorch: the only package of absint that imports torch (always lazily)."""
+"""absint inside PyTorch: the only package of absint that imports torch (always lazily).
+
+``install(mode="fallback"|"shadow", check=False)``, ``uninstall()``, ``enabled(...)``,
+``stats()``, ``disagreements()``, ``record(path)`` (:mod:`.client`); the torch-free
+:class:`~absint.torch.bridge.ShapeEnvBridge`; :func:`~absint.torch.trace.replay` of recorded
+traces. ``ABSINT_TORCH=fallback python -m absint.torch script.py`` runs a script with it
+installed. See ``docs/torch.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "install": "client", "uninstall": "client", "enabled": "client", "installed": "client",
+    "stats": "client", "disagreements": "client", "record": "client",
+    "ShapeEnvBridge": "bridge", "Answer": "bridge", "replay": "trace", "Recorder": "trace",
+    "UnsupportedTorch": "policy", "TESTED_TORCH_VERSIONS": "policy", "Disagreement": "counters",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    """Exports are loaded on first use: ``import absint.torch`` stays cheap and torch-free."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'absint.torch' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"absint.torch.{module}"), name)

@@ -1,0 +1,341 @@
+"""A ShapeEnv's knowledge as absint facts, kept in step with it; questions routed by the
+entry-guard rule. Torch-free: the ShapeEnv is read by attribute name (:mod:`.reading`).
+
+Two reasoners, because not every fact may decide every question:
+
+* **entry** facts hold for every input that passes the compiled artifact's *entry guards*:
+  the guards, the ranges of backed symbols (``produce_guards`` checks them at entry) and
+  replacements between backed symbols.
+* **full** facts add what holds only once the graph runs: deferred runtime asserts
+  (``torch._check`` on unbacked values), ranges of unbacked symbols and replacements that
+  mention them.
+
+A question whose every relation, once PyTorch's replacements are applied, mentions only
+backed symbols is one whose undecided answer becomes an entry guard: it is asked of the
+entry reasoner only, so absint can never drop an entry guard on the strength of a runtime
+assert (under ``torch.compile`` such an assert can fold to True after PyTorch turns it into
+a replacement, and then nothing would check it). Every other question is asked of the full
+reasoner: left undecided it becomes a data-dependent error or a runtime assert, never an
+entry guard.
+
+Facts only accumulate. When the ShapeEnv goes back (its guards or asserts shrink or differ,
+a replacement or symbol disappears, a range widens, a hint changes), both reasoners are
+rebuilt from scratch: a stale fact could prove a wrong answer.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import attrs
+import sympy
+
+from absint.api import ShapeReasoner, inputs
+from absint.lang.evaluator import truth_at
+from absint.lang.printer import to_smtlib
+from absint.lang import terms as T
+from absint.lang.terms import Term
+from absint.readers.sympy_bridge import SympyToTerms, UnsupportedExpression, default_sort_of
+from absint.reasoning.verdict import Truth
+from absint.torch import reading
+from absint.torch.counters import Stats
+
+Emit = Callable[[dict], None]
+
+
+@attrs.frozen(slots=True)
+class Answer:
+    """absint's answer to one question: ``truth``; ``by``: the layer that decided, or why
+    not (``gap``: a class absint cannot read, ``error``, ``not-boolean``, ``contradiction``);
+    ``route``: the reasoner asked (``entry`` or ``full``)."""
+
+    truth: Truth
+    by: str
+    route: str
+
+
+class _Tier:
+    """One reasoner and the symbols declared into it."""
+
+    def __init__(self) -> None:
+        self.r = ShapeReasoner()
+        self.declared: set = set()
+
+    def declare(self, symbol, hint: int | None) -> None:
+        if symbol in self.declared:
+            return
+        self.declared.add(symbol)
+        try:
+            self.r.declare(symbol, hint=hint)
+        except ValueError:  # already met in an expression (read as unbacked): its facts still count
+            pass
+
+
+@attrs.define(slots=True)
+class _Seen:
+    """What has been synced, to add only what is new and to notice a rollback."""
+
+    key: tuple = ()
+    ranges: dict = attrs.Factory(dict)  # symbol -> (lo, hi) assumed
+    range_objects: dict = attrs.Factory(dict)  # symbol -> the ValueRanges read (unchanged: nothing to do)
+    hints: dict = attrs.Factory(dict)  # symbol -> int hint or None (unbacked)
+    hint_objects: dict = attrs.Factory(dict)  # symbol -> the hint object read
+    replacements: dict = attrs.Factory(dict)  # symbol -> expression assumed equal
+    guards: list = attrs.Factory(list)  # the guard objects, in order
+    asserts: dict = attrs.Factory(dict)  # key -> list of runtime-assert objects
+
+
+class ShapeEnvBridge:
+    """absint's view of one ShapeEnv-like object (see :mod:`.reading`).
+
+    ``emit``, when given, receives every declaration, fact and rebuild as a dict (for
+    :mod:`.trace`). ``stats`` (shared by an installation's bridges) counts the sympy classes
+    absint could not read, in questions and in facts (a fact that cannot be read is left
+    out: fewer facts, still sound), errors, rebuilds and the time spent.
+    """
+
+    def __init__(self, se: Any, emit: Emit | None = None, stats: Stats | None = None):
+        self.se = se
+        self.emit = emit
+        self.stats = stats if stats is not None else Stats()
+        self._plain = SympyToTerms()  # facts-free reading: for traces and the check at hints
+        self._reset()
+
+    def _reset(self) -> None:
+        self.entry, self.full = _Tier(), _Tier()
+        self.seen = _Seen()
+
+    # ------------------------------------------------------------ sync
+
+    def sync(self) -> None:
+        """Bring both reasoners up to the ShapeEnv's current knowledge (cheap when nothing changed)."""
+        t0 = time.perf_counter()
+        try:
+            key = self._state_key()
+            if key != self.seen.key or not key:
+                if self._rolled_back():
+                    self.stats.rebuilds += 1
+                    self._reset()
+                    self._emit({"t": "rebuild"})
+                self._sync_symbols()
+                self._sync_replacements()
+                self._sync_guards()
+                self._sync_asserts()
+                self.seen.key = key
+        finally:
+            self.stats.sync_seconds += time.perf_counter() - t0
+
+    def _state_key(self) -> tuple:
+        se = self.se
+        version = getattr(se, "_version_counter", None)
+        if version is None:
+            return ()
+        asserts = getattr(se, "num_deferred_runtime_asserts", None)
+        if asserts is None:
+            asserts = sum(len(v) for v in se.deferred_runtime_asserts.values())
+        return (version, len(se.guards), asserts, len(se.replacements), len(se.var_to_range))
+
+    def _rolled_back(self) -> bool:
+        se, seen = self.se, self.seen
+        if _shrunk(se.guards, seen.guards):
+            return True
+        for key, items in seen.asserts.items():
+            if _shrunk(se.deferred_runtime_asserts.get(key, ()), items):
+                return True
+        if any(s not in se.replacements for s in seen.replacements):
+            return True
+        hints, ranges = reading.hints(se), se.var_to_range
+        for s, vr in seen.range_objects.items():  # identity first: a scan of cheap checks
+            now = ranges.get(s)
+            if now is None:
+                return True
+            if now is not vr and _widened(reading.integer_range(now), seen.ranges[s]):
+                return True
+            h = seen.hint_objects.get(s)
+            if h is not None and hints.get(s) is not h and reading.integer_value(hints.get(s)) != seen.hints[s]:
+                return True
+        return False
+
+    def _sync_symbols(self) -> None:
+        se, seen = self.se, self.seen
+        hints = reading.hints(se)
+        known = seen.range_objects
+        for s, vr in list(se.var_to_range.items()):
+            if known.get(s) is vr:
+                continue
+            if s not in seen.hints:
+                self._declare(s, hints)
+            backed = s in hints
+            lo, hi = reading.integer_range(vr)
+            old_lo, old_hi = seen.ranges.get(s, (None, None))
+            if lo is not None and lo != old_lo:
+                self._fact(sympy.Ge(s, lo, evaluate=False), entry=backed)
+            if hi is not None and hi != old_hi:
+                self._fact(sympy.Le(s, hi, evaluate=False), entry=backed)
+            seen.ranges[s] = (lo, hi)
+            known[s] = vr
+
+    def _declare(self, s, hints: dict) -> None:
+        hint = reading.integer_value(hints.get(s)) if s in hints else None
+        backed = s in hints
+        self.seen.hints[s] = hint if backed else None
+        if backed:
+            self.seen.hint_objects[s] = hints[s]
+        self.full.declare(s, hint)
+        if backed:
+            self.entry.declare(s, hint)
+        if self.emit is not None:
+            self._emit({"t": "symbol", "name": str(s), "sort": "Int" if s.is_integer else "Real",
+                        "hint": hint, "backed": backed})
+            for fact, _ in inputs.assumption_facts(s, T.var(str(s), default_sort_of(s))):  # s0 > 0 for positive s0
+                self._emit({"t": "fact", "tier": "entry" if backed else "full", "smt": self._smt(fact)})
+
+    def _sync_replacements(self) -> None:
+        seen = self.seen
+        for s, e in list(self.se.replacements.items()):
+            if seen.replacements.get(s) is e or seen.replacements.get(s) == e:
+                continue
+            seen.replacements[s] = e
+            self._fact(sympy.Eq(s, e, evaluate=False), entry=self._backed_only({s} | _symbols(e)))
+
+    def _sync_guards(self) -> None:
+        guards, seen = self.se.guards, self.seen.guards
+        for g in guards[len(seen):]:
+            seen.append(g)
+            self._fact(g.expr, entry=self._backed_only(_symbols(g.expr)))
+
+    def _sync_asserts(self) -> None:
+        for key, items in list(self.se.deferred_runtime_asserts.items()):
+            seen = self.seen.asserts.setdefault(key, [])
+            for ra in items[len(seen):]:
+                seen.append(ra)
+                self._fact(ra.expr, entry=False)
+
+    def _fact(self, expr, entry: bool) -> None:
+        """Assume ``expr`` in the full reasoner, and in the entry one if it is an entry fact."""
+        if expr is sympy.true or not isinstance(expr, sympy.Basic):
+            return
+        tiers = (self.full, self.entry) if entry else (self.full,)
+        for tier in tiers:
+            try:
+                tier.r.assume(expr)
+            except UnsupportedExpression as e:
+                self.stats.fact_gaps[e.class_name] += 1
+                return
+            except Exception as e:  # noqa: BLE001 - a fact absint cannot take is left out, never fatal
+                self.stats.errors[f"fact: {type(e).__name__}"] += 1
+                return
+        if self.emit is not None:
+            self._emit({"t": "fact", "tier": "entry" if entry else "full", "smt": self._smt(expr)})
+
+    # ------------------------------------------------------------ questions
+
+    def route(self, expr) -> str:
+        """``entry`` if some relation of ``expr`` mentions, after replacements, only backed
+        symbols (left undecided, PyTorch could make it an entry guard), else ``full``."""
+        for atom in _relations(expr):
+            if self._backed_only(self._closure(_symbols(atom))):
+                return "entry"
+        return "full"
+
+    def decide(self, expr) -> Answer:
+        """absint's answer to a Boolean question about the ShapeEnv's symbols (sync first)."""
+        if not reading.is_boolean(expr):
+            return Answer(Truth.UNKNOWN, "not-boolean", "none")
+        route = self.route(expr)
+        tier = self.entry if route == "entry" else self.full
+        if tier.r.contradiction:
+            self.stats.errors["contradiction"] += 1
+            return Answer(Truth.UNKNOWN, "contradiction", route)
+        t0 = time.perf_counter()
+        try:
+            v = tier.r.decide(expr)
+        except UnsupportedExpression as e:
+            self.stats.gaps[e.class_name] += 1
+            return Answer(Truth.UNKNOWN, "gap", route)
+        except Exception as e:  # noqa: BLE001 - absint failing must not break the compiler
+            self.stats.errors[f"question: {type(e).__name__}"] += 1
+            return Answer(Truth.UNKNOWN, "error", route)
+        finally:
+            self.stats.decide_seconds += time.perf_counter() - t0
+        return Answer(v.truth, v.by.value, route)
+
+    def value_at_example(self, expr) -> bool | None:
+        """``expr`` at the backed hints and the real unbacked values PyTorch knows; None
+        when some symbol has no value (or the expression none there)."""
+        try:
+            t = self._plain(expr)
+        except Exception:  # noqa: BLE001
+            return None
+        point = {}
+        for s, v in list(reading.hints(self.se).items()) + list(reading.unbacked_values(self.se).items()):
+            iv = reading.integer_value(v)
+            if iv is not None:
+                point[str(s)] = iv
+        return truth_at(t, point)
+
+    def smt(self, expr) -> str | None:
+        """``expr`` as SMT-LIB text (read without facts), or None when absint cannot read it."""
+        return self._smt(expr)
+
+    # ------------------------------------------------------------ helpers
+
+    def _backed_only(self, symbols) -> bool:
+        hints = reading.hints(self.se)
+        return all(s in hints for s in symbols)
+
+    def _closure(self, symbols: set) -> set:
+        """The symbols left once PyTorch's replacements are applied (transitively)."""
+        repl = self.se.replacements
+        out, todo, done = set(), list(symbols), set()
+        while todo:
+            s = todo.pop()
+            if s in done:
+                continue
+            done.add(s)
+            e = repl.get(s)
+            if e is None or e == s:
+                out.add(s)
+            else:
+                todo.extend(_symbols(e))
+        return out
+
+    def _smt(self, expr) -> str | None:
+        try:
+            t: Term = self._plain(expr)
+        except Exception:  # noqa: BLE001
+            return None
+        return to_smtlib(t)
+
+    def _emit(self, event: dict) -> None:
+        if self.emit is not None:
+            self.emit(event)
+
+
+def _symbols(expr) -> set:
+    return set(getattr(expr, "free_symbols", ()))
+
+
+def _relations(expr) -> list:
+    """The leaves of a Boolean combination (relations, Boolean symbols, true/false)."""
+    out, todo = [], [expr]
+    while todo:
+        e = todo.pop()
+        if isinstance(e, (sympy.And, sympy.Or, sympy.Not, sympy.Implies, sympy.Xor, sympy.Equivalent)):
+            todo.extend(e.args)
+        else:
+            out.append(e)
+    return out
+
+
+def _shrunk(now, seen: list) -> bool:
+    """Whether a list we saw grow has shrunk or changed under what we saw."""
+    n = len(seen)
+    return len(now) < n or (n > 0 and now[n - 1] is not seen[-1])
+
+
+def _widened(now: tuple, before: tuple) -> bool:
+    (lo, hi), (old_lo, old_hi) = now, before
+    return (old_lo is not None and (lo is None or lo < old_lo)) or \
+        (old_hi is not None and (hi is None or hi > old_hi))

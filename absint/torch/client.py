@@ -1,0 +1,211 @@
+"""absint inside PyTorch: ``ShapeEnv._maybe_evaluate_static`` wrapped, in-process.
+
+That one method decides everything PyTorch decides without adding anything
+(``statically_known_*``, ``_evaluate_expr`` just before it records a guard or raises the
+data-dependent error, ``guard_or_defer_runtime_assert``). The wrapper always calls PyTorch
+first; then, for a *plain* call only (:mod:`.policy`):
+
+* ``mode="fallback"``: when PyTorch answers None, absint is asked (:mod:`.bridge`):
+  TRUE -> ``sympy.true``, FALSE -> ``sympy.false``, UNKNOWN -> None;
+* ``mode="shadow"``: absint is asked on every plain call, PyTorch's answer is returned
+  unchanged, and opposite answers are recorded (:func:`disagreements`).
+
+``check=True`` evaluates every TRUE/FALSE of absint at the example point (backed hints, and
+real unbacked values where PyTorch has them): a mismatch answers None and is recorded.
+torch is imported when installing, never when this module is imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import weakref
+from typing import Any, Callable, Iterator
+
+import attrs
+import sympy
+
+from absint.reasoning.verdict import Truth
+from absint.torch import policy
+from absint.torch.bridge import Answer, ShapeEnvBridge
+from absint.torch.counters import Disagreement, Stats
+from absint.torch.trace import Recorder
+
+MODES = ("fallback", "shadow")
+_TRUTH_WORD = {Truth.TRUE: "true", Truth.FALSE: "false", Truth.UNKNOWN: "unknown"}
+
+
+@attrs.define(slots=True, eq=False)
+class _Installation:
+    """One install(): the mode, the wrapped original, the bridges by ShapeEnv, the counters."""
+
+    mode: str
+    check: bool
+    original: Callable
+    torch_version: str
+    stats: Stats = attrs.Factory(Stats)
+    bridges: dict = attrs.Factory(dict)  # id(shape env) -> (weakref to it, its bridge)
+    local: threading.local = attrs.Factory(threading.local)
+
+    def bridge(self, se: Any) -> ShapeEnvBridge:
+        found = self.bridges.get(id(se))
+        if found is not None and found[0]() is se:
+            return found[1]
+        self.bridges = {k: v for k, v in self.bridges.items() if v[0]() is not None}
+        emit = None
+        if _recorder is not None:
+            emit = _recorder.session({"torch": self.torch_version, "mode": self.mode,
+                                      "deferred": bool(getattr(se, "prefer_deferred_runtime_asserts_over_guards",
+                                                               False))})
+        b = ShapeEnvBridge(se, emit=emit, stats=self.stats)
+        self.bridges[id(se)] = (weakref.ref(se), b)
+        return b
+
+    def answer(self, se: Any, expr, result):
+        """What the wrapper returns for a plain call PyTorch answered with ``result``."""
+        torch_word = "true" if result is sympy.true else "false" if result is sympy.false else \
+            "none" if result is None else "other"
+        if result is not None:
+            self.stats.torch_decided += 1
+            if self.mode == "fallback":
+                return result
+        if getattr(self.local, "busy", False):  # re-entered from inside absint: never answer twice
+            return result
+        self.local.busy = True
+        try:
+            a = self._ask(se, expr, torch_word)
+        finally:
+            self.local.busy = False
+        if self.mode == "fallback" and result is None and a.truth is not Truth.UNKNOWN:
+            self.stats.answered += 1
+            return sympy.true if a.truth is Truth.TRUE else sympy.false
+        return result
+
+    def _ask(self, se: Any, expr, torch_word: str) -> Answer:
+        b = self.bridge(se)
+        b.sync()
+        a = b.decide(expr)
+        s = self.stats
+        s.asked += 1
+        value = b.value_at_example(expr) if (self.check or b.emit is not None) and a.by != "not-boolean" else None
+        if a.truth is not Truth.UNKNOWN:
+            word = _TRUTH_WORD[a.truth]
+            if self.check and value is not None and value != (a.truth is Truth.TRUE):
+                s.check_failures += 1
+                s.disagreements.append(Disagreement("example", str(expr), torch_word, word, a.route, a.by))
+                a = Answer(Truth.UNKNOWN, "check-failed", a.route)
+            elif torch_word in ("true", "false") and torch_word != word:
+                s.disagreements.append(Disagreement("torch", str(expr), torch_word, word, a.route, a.by))
+        if a.truth is Truth.UNKNOWN:
+            s.undecided += 1
+        else:
+            s.decided[a.by] += 1
+            s.routes[a.route] += 1
+        if b.emit is not None and a.by != "not-boolean":
+            smt = b.smt(expr)
+            if smt is not None:
+                b.emit({"t": "q", "smt": smt, "route": a.route, "torch": torch_word,
+                        "absint": _TRUTH_WORD[a.truth], "by": a.by, "value": value})
+        return a
+
+
+_current: _Installation | None = None
+_last_stats: Stats | None = None
+_recorder: Recorder | None = None
+_lock = threading.Lock()
+
+
+def _wrapper(inst: _Installation) -> Callable:
+    original = inst.original
+
+    @functools.wraps(original)  # keeps cache_clear/cache_info of PyTorch's _lru_cache
+    def _maybe_evaluate_static(self, expr, *args, **kwargs):
+        result = original(self, expr, *args, **kwargs)
+        if not policy.plain_call(args, kwargs):
+            inst.stats.passed_through += 1
+            return result
+        return inst.answer(self, expr, result)
+
+    _maybe_evaluate_static.__absint_installation__ = inst
+    return _maybe_evaluate_static
+
+
+def install(mode: str = "fallback", *, check: bool = False) -> None:
+    """Wrap ``ShapeEnv._maybe_evaluate_static`` (see the module docstring). Installing again
+    replaces the previous installation. Raises :class:`~absint.torch.policy.UnsupportedTorch`
+    when the installed torch's method has another signature than the one absint knows."""
+    global _current, _last_stats
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    import torch
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    with _lock:
+        if _current is not None:
+            _uninstall_locked()
+        original = ShapeEnv.__dict__["_maybe_evaluate_static"]
+        policy.check_signature(original, torch.__version__)
+        inst = _Installation(mode, bool(check), original, torch.__version__)
+        ShapeEnv._maybe_evaluate_static = _wrapper(inst)
+        _current, _last_stats = inst, inst.stats
+
+
+def uninstall() -> None:
+    """Put PyTorch's own method back (nothing happens when absint is not installed)."""
+    with _lock:
+        _uninstall_locked()
+
+
+def _uninstall_locked() -> None:
+    global _current
+    if _current is None:
+        return
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    ShapeEnv._maybe_evaluate_static = _current.original
+    _current = None
+
+
+def installed() -> str | None:
+    """The current mode, or None."""
+    return None if _current is None else _current.mode
+
+
+@contextlib.contextmanager
+def enabled(mode: str = "fallback", *, check: bool = False) -> Iterator[None]:
+    """``with enabled("shadow"): ...``: installed inside the block; the previous state after it."""
+    before = None if _current is None else (_current.mode, _current.check)
+    install(mode, check=check)
+    try:
+        yield
+    finally:
+        uninstall()
+        if before is not None:
+            install(before[0], check=before[1])
+
+
+def stats() -> dict:
+    """Counters of the current installation (or the last one): see :class:`~absint.torch.counters.Stats`."""
+    s = _current.stats if _current is not None else _last_stats
+    return Stats().snapshot() if s is None else s.snapshot()
+
+
+def disagreements() -> list[Disagreement]:
+    """Opposite answers of absint and PyTorch (shadow) and failed checks at the example point."""
+    s = _current.stats if _current is not None else _last_stats
+    return [] if s is None else list(s.disagreements)
+
+
+def record(path: str | None, label: str | None = None) -> None:
+    """Write every session from now on to ``path`` as JSONL (:mod:`.trace`); ``record(None)``
+    stops and closes the file. ``label`` is written into the sessions (e.g. a program's name)."""
+    global _recorder
+    with _lock:
+        if _recorder is not None and (path is None or path != _recorder.path):
+            _recorder.close()
+            _recorder = None
+        if path is not None:
+            if _recorder is None:
+                _recorder = Recorder(path)
+            _recorder.label = label

@@ -1,0 +1,58 @@
+"""What the client did: questions asked and answered, by whom, time spent, what it could not read.
+
+One :class:`Stats` is shared by every bridge of an installation (a ShapeEnv's bridge dies
+with it; its counts stay). Values handed out (:meth:`Stats.snapshot`, :class:`Disagreement`)
+are plain and frozen, so a caller can keep them while compilation goes on.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import attrs
+
+
+@attrs.frozen(slots=True)
+class Disagreement:
+    """absint and PyTorch gave opposite answers (shadow mode), or absint's answer was false at
+    the example point (check mode): each is a bug to look at, in absint or in the facts."""
+
+    kind: str  # "torch" (against PyTorch's answer) or "example" (against the values at the hints)
+    expr: str
+    torch: str  # PyTorch's answer: "true", "false" or "none"
+    absint: str  # absint's: "true" or "false"
+    route: str
+    by: str
+
+
+@attrs.define(slots=True)
+class Stats:
+    """Counters of one installation (all modes)."""
+
+    asked: int = 0  # plain calls absint was asked about
+    passed_through: int = 0  # calls with axioms=/var_to_range=/compute_hint/unbacked_only
+    torch_decided: int = 0  # plain calls PyTorch answered itself
+    decided: Counter = attrs.Factory(Counter)  # absint TRUE/FALSE, by layer
+    routes: Counter = attrs.Factory(Counter)  # absint TRUE/FALSE, by reasoner (entry/full)
+    answered: int = 0  # fallback: None from PyTorch turned into true/false
+    undecided: int = 0  # absint UNKNOWN (or could not read the question)
+    gaps: Counter = attrs.Factory(Counter)  # sympy classes absint cannot read, in questions
+    fact_gaps: Counter = attrs.Factory(Counter)  # the same, in facts (left out)
+    errors: Counter = attrs.Factory(Counter)
+    rebuilds: int = 0  # ShapeEnv rollbacks seen
+    check_failures: int = 0
+    sync_seconds: float = 0.0
+    decide_seconds: float = 0.0
+    disagreements: list = attrs.Factory(list)
+
+    def snapshot(self) -> dict:
+        """A plain copy (dicts and numbers) for printing or JSON."""
+        return {
+            "asked": self.asked, "passed_through": self.passed_through, "torch_decided": self.torch_decided,
+            "decided_by_layer": dict(self.decided), "decided_by_route": dict(self.routes),
+            "answered": self.answered, "undecided": self.undecided,
+            "gaps": dict(self.gaps), "fact_gaps": dict(self.fact_gaps), "errors": dict(self.errors),
+            "rebuilds": self.rebuilds, "check_failures": self.check_failures,
+            "sync_seconds": self.sync_seconds, "decide_seconds": self.decide_seconds,
+            "disagreements": len(self.disagreements),
+        }
