@@ -1,0 +1,86 @@
+"""absint.torch at scale: jagged splits and sorted offsets with N lengths, under torch.export.
+
+    python -m benchmarks.torch_scale [--sizes 32,64,128] [--how export|compile]
+
+Two programs, traced with absint off and on (fallback mode):
+
+* ``split``: ``lengths.tolist()``, ``torch._check(n >= 0)`` for each, ``sum == size``, then
+  ``values.split(lengths)``;
+* ``offsets``: ``offsets.tolist()``, ``o[0] == 0``, a chain of ``torch._check(o[i] <= o[i+1])``
+  (N - 1 links), ``o[-1] == size``, then one ``narrow`` per slice.
+
+For each it prints the runtime asserts in the traced graph off and on (the ones absint
+removed are those its facts decide), the tracing time off and on, and absint's own time
+(sync + decide), which the issue wants below PyTorch's own tracing time. Needs torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import torch  # noqa: E402
+
+import torch_programs as tp  # noqa: E402
+
+
+def split_program(n: int) -> tp.Program:
+    def split(values, lengths):
+        ls = lengths.tolist()
+        for k in ls:
+            torch._check(k >= 0)
+        torch._check(sum(ls) == values.size(0))
+        return [p.sum() for p in values.split(ls)]
+
+    lengths = torch.tensor([(i % 5) + 1 for i in range(n)])
+    return tp.Program(f"split{n}", "jagged", split, (tp.ar(int(lengths.sum())), lengths), ((0,), ()))
+
+
+def offsets_program(n: int) -> tp.Program:
+    def offsets(values, offs):
+        o = offs.tolist()
+        torch._check(o[0] == 0)
+        for a, b in zip(o, o[1:]):
+            torch._check(a <= b)
+        torch._check(o[-1] == values.size(0))
+        return [values.narrow(0, a, b - a).sum() for a, b in zip(o, o[1:])]
+
+    offs = torch.tensor([sum((i % 5) + 1 for i in range(k)) for k in range(n)])
+    return tp.Program(f"offsets{n}", "jagged", offsets, (tp.ar(int(offs[-1])), offs), ((0,), ()))
+
+
+def measure(p: tp.Program, how: str) -> dict:
+    off, on = tp.run(p, how, absint=False), tp.run(p, how, absint=True)
+    s = on.stats or {}
+    return {"program": p.name, "ok_off": off.ok, "ok_on": on.ok, "error_off": off.error, "error_on": on.error,
+            "asserts_off": off.asserts, "asserts_on": on.asserts, "guards_off": off.guards, "guards_on": on.guards,
+            "seconds_off": off.seconds, "seconds_on": on.seconds,
+            "absint_seconds": s.get("sync_seconds", 0.0) + s.get("decide_seconds", 0.0),
+            "asked": s.get("asked", 0), "answered": s.get("answered", 0)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.torch_scale", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="32,64,128", help="comma-separated N (default %(default)s)")
+    ap.add_argument("--how", default="export", choices=sorted(tp.RUNNERS))
+    args = ap.parse_args(argv)
+    print(f"{'program':>12} {'traced off/on':>13} {'asserts off':>11} {'on':>5} {'removed':>7} "
+          f"{'trace s off':>11} {'on':>7} {'absint s':>8} {'answered/asked':>14}")
+    worse = False
+    for n in (int(x) for x in args.sizes.split(",") if x):
+        for p in (split_program(n), offsets_program(n)):
+            r = measure(p, args.how)
+            worse |= (r["ok_off"] and not r["ok_on"]) or r["asserts_on"] > r["asserts_off"]
+            traced = f"{'ok' if r['ok_off'] else r['error_off']}/{'ok' if r['ok_on'] else r['error_on']}"
+            print(f"{r['program']:>12} {traced:>13} {r['asserts_off']:>11} {r['asserts_on']:>5} "
+                  f"{r['asserts_off'] - r['asserts_on']:>7} {r['seconds_off']:>11.2f} {r['seconds_on']:>7.2f} "
+                  f"{r['absint_seconds']:>8.2f} {r['answered']:>7}/{r['asked']:<6}", flush=True)
+    return 1 if worse else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
