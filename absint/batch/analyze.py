@@ -1,29 +1,22 @@
 """One program: every assert decided against the asserts before it, then assumed.
 
-The record a file produces is a contract (``absint analyze --jsonl``): later
-tools and users read it. Its keys: ``file`` (base name), ``asserts``,
-``verdicts`` (one letter per assert: ``T`` implied by the earlier asserts,
-``F`` refuted by them, ``?`` not decided), ``seconds`` (CPU, parse included),
-``error`` (null or the message); plus ``sha256``, ``parse_seconds``, ``layers``
-(verdicts per deciding layer), ``contradiction`` (index of the assert after which
-the facts became contradictory, or null) and ``example_violations`` (asserts whose
-verdict is contradicted by the example point: must be empty).
+A file's outcome is a :class:`absint.batch.record.FileRecord` (the
+``absint analyze --jsonl`` contract is documented there).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections import Counter
-from typing import Any
 
 import attrs
 
 from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.program import Program
 from absint.reasoning.reasoner import Reasoner
-from absint.readers.smtlib import SmtLibError, parse_bytes
+from absint.batch.record import FileRecord
+from absint.readers.files import load_program
 from absint.lang.terms import fresh_table
 from absint.reasoning.verdict import Truth, Verdict
 
@@ -75,12 +68,8 @@ def _holds(term, point, memo) -> bool:
         return True  # unbacked symbols: nothing to check at this point
 
 
-def file_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def analyze_file(path: str) -> dict[str, Any]:
-    """The JSONL record of one file; never raises for a bad file (the error is in the record).
+def analyze_file(path: str) -> FileRecord:
+    """The record of one file; never raises for a bad file (the error is in the record).
 
     The file is analysed in a fresh term table, so its record does not depend on
     which files the same process analysed before (term ids break ties).
@@ -89,32 +78,17 @@ def analyze_file(path: str) -> dict[str, Any]:
         return _analyze_file(path)
 
 
-def _analyze_file(path: str) -> dict[str, Any]:
+def _analyze_file(path: str) -> FileRecord:
     name = os.path.basename(path)
     start = time.process_time()
-    record: dict[str, Any] = {"file": name, "asserts": 0, "verdicts": "", "seconds": 0.0, "error": None}
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        record["error"] = f"{path}: cannot read: {e.strerror or e}"
-        return record
-    record["sha256"] = file_digest(data)
-    try:
-        program = parse_bytes(data, name)
-    except SmtLibError as e:
-        record["error"] = str(e)
-        record["seconds"] = round(time.process_time() - start, 6)
-        return record
+    loaded = load_program(path)
+    if loaded.program is None:
+        return FileRecord.failed(name, str(loaded.error), 0.0 if loaded.digest is None else
+                                 time.process_time() - start, loaded.digest)
     parsed = time.process_time()
-    analysis = analyze_program(program)
-    record.update(
-        asserts=len(program.facts),
-        verdicts=analysis.letters,
-        seconds=round(time.process_time() - start, 6),
-        parse_seconds=round(parsed - start, 6),
-        layers=analysis.layer_counts(),
-        contradiction=analysis.contradiction,
-        example_violations=list(analysis.example_violations),
+    analysis = analyze_program(loaded.program)
+    return FileRecord(
+        name, len(loaded.program.facts), analysis.letters, round(time.process_time() - start, 6), None,
+        loaded.digest, round(parsed - start, 6), analysis.layer_counts(), analysis.contradiction,
+        analysis.example_violations,
     )
-    return record

@@ -15,7 +15,7 @@ Three levels of process, so that no file can take a run down with it:
   depending on which files it analysed before. Forking costs about a
   millisecond.
 
-Every outcome is a record (see :mod:`absint.batch.analyze`): ``error`` is
+Every outcome is a :class:`absint.batch.record.FileRecord`: ``error`` is
 ``timeout: exceeded S s``, ``memory limit exceeded (N MB)``,
 ``worker died (signal SIGSEGV)`` / ``worker died (exit code N)``,
 ``internal error: ...`` (an exception escaped ``analyze_file``), or the parse
@@ -51,7 +51,9 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
+
+from absint.batch.record import FileRecord
 
 MB = 1 << 20
 FAULT_ENV = "ABSINT_FAULT_INJECTION"
@@ -59,9 +61,6 @@ FAULT_KINDS = ("exit", "kill-worker", "hang-worker", "sleep", "memory")
 SAFETY_GRACE = 30.0  # seconds past the time limit before the parent gives up on a worker
 STARTUP_TIMEOUT = 120.0
 MAX_STARTUP_FAILURES = 3
-
-Record = dict[str, Any]
-
 
 @dataclass(frozen=True)
 class Task:
@@ -82,19 +81,6 @@ class WorkerStartupError(Exception):
 
 
 # ------------------------------------------------------------------ records
-
-
-def error_record(name: str, reason: str, seconds: float = 0.0) -> Record:
-    """The record of a file that produced no analysis (same leading keys as ``analyze_file``)."""
-    return {"file": name, "asserts": 0, "verdicts": "", "seconds": round(seconds, 6), "error": reason}
-
-
-def timeout_reason(timeout: float) -> str:
-    return f"timeout: exceeded {timeout:g} s"
-
-
-def memory_reason(max_memory: int) -> str:
-    return f"memory limit exceeded ({max_memory} MB)"
 
 
 def death_reason(returncode: int) -> str:
@@ -191,8 +177,9 @@ def _analysis_process(path: str, name: str, max_memory: int, fault: str | None, 
             failure = f"internal error: {type(e).__name__}: {e}"
         if record is None:
             resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-            reason = memory_reason(max_memory) if failure == "memory" else str(failure)
-            record = error_record(name, reason, time.process_time() - start)
+            cpu = time.process_time() - start
+            record = (FileRecord.out_of_memory(name, max_memory, cpu) if failure == "memory"
+                      else FileRecord.failed(name, str(failure), cpu))
         _write_all(wfd, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
     except BaseException:  # noqa: BLE001
         code = 1
@@ -200,7 +187,7 @@ def _analysis_process(path: str, name: str, max_memory: int, fault: str | None, 
 
 
 def run_isolated(path: str, name: str, timeout: float, max_memory: int, fault: str | None = None,
-                 conn_fd: int | None = None, parent_pid: int | None = None) -> Record:
+                 conn_fd: int | None = None, parent_pid: int | None = None) -> FileRecord:
     """Analyse one file in a forked process with the time and memory limits; always a record.
 
     Runs in a worker (single-threaded: safe to fork). ``conn_fd`` is closed in
@@ -241,13 +228,13 @@ def run_isolated(path: str, name: str, timeout: float, max_memory: int, fault: s
         _, status, usage = os.wait4(pid, 0)
     cpu = usage.ru_utime + usage.ru_stime
     if timed_out:
-        return error_record(name, timeout_reason(timeout), cpu)
+        return FileRecord.timed_out(name, timeout, cpu)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and chunks:
         try:
             return pickle.loads(b"".join(chunks))
         except Exception:  # noqa: BLE001 - a truncated message is a crash
             pass
-    return error_record(name, _status_reason(status), cpu)
+    return FileRecord.died(name, _status_reason(status), cpu)
 
 
 def _preload() -> None:
@@ -367,7 +354,7 @@ class WorkerProcess:
         if not self.conn.closed:
             self.conn.close()
 
-    def run_sync(self, path: str, name: str, timeout: float, max_memory: int) -> Record:
+    def run_sync(self, path: str, name: str, timeout: float, max_memory: int) -> FileRecord:
         """Run one file and wait for its record (for callers without an event loop, e.g. Dask tasks)."""
         try:
             while not self.ready:
@@ -381,22 +368,15 @@ class WorkerProcess:
                 left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
                 if not self.conn.poll(left):
                     self.kill()
-                    return error_record(name, timeout_reason(timeout) + " (worker unresponsive)")
+                    return FileRecord.timed_out(name, timeout, unresponsive=True)
                 msg = self.conn.recv()
                 if msg[0] == "done":
                     self.task = None
                     return msg[1]
         except (EOFError, OSError):
             if self.ready:
-                return error_record(name, self.died())
+                return FileRecord.died(name, self.died())
             raise WorkerStartupError(self.died()) from None
-
-
-def _fill(record: Record, task: Task) -> Record:
-    """The parent knows the content hash even when the analysis could not report it."""
-    if "sha256" not in record and task.sha256 is not None:
-        record["sha256"] = task.sha256
-    return record
 
 
 class LocalPool:
@@ -407,7 +387,7 @@ class LocalPool:
         self.timeout = timeout
         self.max_memory = max_memory
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Record]]:
+    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, FileRecord]]:
         """Yield ``(task, record)`` as files finish; every task yields exactly once."""
         pending = deque(tasks)
         workers = [WorkerProcess() for _ in range(min(self.jobs, len(pending)))]
@@ -427,7 +407,7 @@ class LocalPool:
                         except (EOFError, OSError):
                             reason = w.died()
                             if w.task is not None:
-                                yield w.task, _fill(error_record(w.task.name, reason), w.task)
+                                yield w.task, FileRecord.died(w.task.name, reason).with_sha256(w.task.sha256)
                             elif not w.ready:
                                 startup_failures += 1
                                 if startup_failures >= MAX_STARTUP_FAILURES:
@@ -439,13 +419,13 @@ class LocalPool:
                             startup_failures = 0
                         elif msg[0] == "done":
                             task, w.task, w.deadline = w.task, None, None
-                            yield task, _fill(msg[1], task)
+                            yield task, msg[1].with_sha256(task.sha256)
                     elif w.task is not None and w.deadline is not None and time.monotonic() >= w.deadline:
                         task = w.task
                         w.kill()
                         workers[i] = WorkerProcess() if pending else None
-                        yield task, _fill(error_record(task.name, timeout_reason(self.timeout)
-                                                       + " (worker unresponsive)"), task)
+                        yield task, FileRecord.timed_out(task.name, self.timeout, unresponsive=True).with_sha256(
+                            task.sha256)
                 workers = [w for w in workers if w is not None]
                 if not pending:  # retire the workers that have nothing left to do
                     for w in workers:
@@ -464,7 +444,7 @@ class LocalPool:
 _local = threading.local()
 
 
-def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int) -> Record:
+def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int) -> FileRecord:
     """A Dask task: the record of one file, sent as bytes (workers need not see the files).
 
     Each Dask worker thread keeps one absint worker process, so the time and
@@ -503,7 +483,7 @@ class DaskExecutor:
         except (OSError, TimeoutError, ValueError) as e:
             raise ExecutorUnavailable(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Record]]:
+    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, FileRecord]]:
         import uuid
 
         run_id = uuid.uuid4().hex[:8]
@@ -514,7 +494,7 @@ class DaskExecutor:
                     with open(t.path, "rb") as f:
                         data = f.read()
                 except OSError as e:
-                    yield t, error_record(t.name, f"{t.path}: cannot read: {e.strerror or e}")
+                    yield t, FileRecord.failed(t.name, f"{t.path}: cannot read: {e.strerror or e}")
                     continue
                 fut = self.client.submit(dask_analyze, t.name, data, self.timeout, self.max_memory,
                                          key=f"absint-{t.name}-{run_id}-{i}", pure=False,
@@ -525,8 +505,8 @@ class DaskExecutor:
                 try:
                     record = fut.result()
                 except Exception as e:  # noqa: BLE001 - a lost task is one file's error
-                    record = error_record(t.name, f"dask task failed: {type(e).__name__}: {e}")
-                yield t, _fill(record, t)
+                    record = FileRecord.failed(t.name, f"dask task failed: {type(e).__name__}: {e}")
+                yield t, record.with_sha256(t.sha256)
         finally:
             if futures:
                 self.client.cancel(list(futures))

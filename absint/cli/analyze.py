@@ -29,11 +29,11 @@ from absint.batch.executors import (
     DaskExecutor,
     ExecutorUnavailable,
     LocalPool,
-    Record,
     Task,
     WorkerStartupError,
 )
-from absint.batch.jsonl import JsonlSink, read_records, record_key, write_sorted
+from absint.batch.jsonl import JsonlSink, read_records, write_sorted
+from absint.batch.record import FileRecord
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_MAX_MEMORY = 4096
@@ -120,7 +120,7 @@ def plan(files: Iterable[str]) -> list[Task]:
     return tasks
 
 
-def split_resumed(tasks: list[Task], old: list[Record]) -> tuple[dict, list[Task]]:
+def split_resumed(tasks: list[Task], old: list[FileRecord]) -> tuple[dict, list[Task]]:
     """Old records to keep (by (file, sha256)) and the tasks still to run.
 
     A record for a file of this run whose content changed is dropped (stale);
@@ -128,14 +128,25 @@ def split_resumed(tasks: list[Task], old: list[Record]) -> tuple[dict, list[Task
     """
     current = {(t.name, t.sha256) for t in tasks if t.sha256 is not None}
     names = {t.name for t in tasks}
-    kept: dict[tuple[str, str], Record] = {}
+    kept: dict[tuple[str, str], FileRecord] = {}
     for rec in old:
-        key = record_key(rec)
-        if rec["file"] in names and key not in current:
+        key = rec.key
+        if rec.file in names and key not in current:
             continue
         kept[key] = rec
     todo = [t for t in tasks if t.sha256 is None or (t.name, t.sha256) not in kept]
     return kept, todo
+
+
+def read_file_records(path: str) -> list[FileRecord]:
+    """The records of an earlier run; a line that is JSON but not a record is skipped, as a cut line is."""
+    out = []
+    for obj in read_records(path):
+        try:
+            out.append(FileRecord.from_json(obj))
+        except ValueError:
+            continue
+    return out
 
 
 # ------------------------------------------------------------------ progress
@@ -174,61 +185,57 @@ class _Live:
         if self._bar is not None:
             self._bar.stop()
 
-    def done(self, task: Task, record: Record) -> None:
+    def done(self, task: Task, record: FileRecord) -> None:
         self.files += 1
-        self.asserts += record.get("asserts") or 0
+        self.asserts += record.asserts
         if self._bar is None:
             return
         rate = self.asserts / max(time.monotonic() - self.start, 1e-9)
         self._bar.update(self._id, advance=max(task.size, 1), files=self.files, rate=f"{rate:,.0f}",
                          last=task.name)
-        if record.get("error") or record.get("example_violations"):
+        if record.error or record.example_violations:
             self._bar.console.print(Text(file_line(record), style="bold red"))
 
 
 # ------------------------------------------------------------------ report
 
 
-def is_timeout(record: Record) -> bool:
-    return str(record.get("error") or "").startswith("timeout:")
-
-
-def file_line(record: Record) -> str:
-    name = record["file"]
-    if record.get("error"):
-        return f"{name}: ERROR {record['error']}"
-    v = record.get("verdicts", "")
-    line = (f"{name}: {record.get('asserts', 0)} asserts, T {v.count('T')} F {v.count('F')} ? {v.count('?')}, "
-            f"{record.get('seconds', 0.0):.3f} s")
-    if record.get("contradiction") is not None:
-        line += f", contradictory after assert {record['contradiction']}"
-    if record.get("example_violations"):
-        line += f", SOUNDNESS BUG at asserts {record['example_violations']}"
+def file_line(record: FileRecord) -> str:
+    name = record.file
+    if record.error:
+        return f"{name}: ERROR {record.error}"
+    v = record.verdicts
+    line = (f"{name}: {record.asserts} asserts, T {v.count('T')} F {v.count('F')} ? {v.count('?')}, "
+            f"{record.seconds:.3f} s")
+    if record.contradiction is not None:
+        line += f", contradictory after assert {record.contradiction}"
+    if record.example_violations:
+        line += f", SOUNDNESS BUG at asserts {list(record.example_violations)}"
     return line
 
 
-def summarize(records: list[Record]) -> dict[str, Any]:
+def summarize(records: list[FileRecord]) -> dict[str, Any]:
     verdicts = Counter()
     for r in records:
-        verdicts.update(r.get("verdicts") or "")
+        verdicts.update(r.verdicts)
     return {
         "files": len(records),
-        "asserts": sum(r.get("asserts") or 0 for r in records),
+        "asserts": sum(r.asserts for r in records),
         "implied": verdicts["T"],
         "refuted": verdicts["F"],
         "open": verdicts["?"],
-        "errors": sum(1 for r in records if r.get("error") and not is_timeout(r)),
-        "timeouts": sum(1 for r in records if is_timeout(r)),
-        "violations": sum(1 for r in records if r.get("example_violations")),
-        "cpu": sum(r.get("seconds") or 0.0 for r in records),
-        "slowest": sorted(records, key=lambda r: -(r.get("seconds") or 0.0))[:SLOWEST],
+        "errors": sum(1 for r in records if r.error and not r.is_timeout),
+        "timeouts": sum(1 for r in records if r.is_timeout),
+        "violations": sum(1 for r in records if r.example_violations),
+        "cpu": sum(r.seconds or 0.0 for r in records),
+        "slowest": sorted(records, key=lambda r: -(r.seconds or 0.0))[:SLOWEST],
     }
 
 
-def layer_totals(records: list[Record]) -> Counter:
+def layer_totals(records: list[FileRecord]) -> Counter:
     total: Counter = Counter()
     for r in records:
-        total.update(r.get("layers") or {})
+        total.update(dict(r.layers))
     return total
 
 
@@ -251,7 +258,7 @@ def _print_summary(console, s: dict[str, Any], wall: float, resumed: int, where:
     table.add_row("CPU time", f"{s['cpu']:.2f} s", "")
     table.add_row("wall time", f"{wall:.2f} s", where)
     for i, r in enumerate(s["slowest"]):
-        table.add_row("slowest" if i == 0 else "", f"{r.get('seconds') or 0.0:.2f} s", Text(r["file"]))
+        table.add_row("slowest" if i == 0 else "", f"{r.seconds or 0.0:.2f} s", Text(r.file))
     console.print(table)
     if stats is not None:
         st = Table(title="verdicts per layer", title_justify="left")
@@ -303,19 +310,19 @@ def _usage_problem(args) -> str | None:
     return None
 
 
-def execute(executor, todo: list[Task], sink: JsonlSink | None, live: _Live, new: list[Record]) -> None:
+def execute(executor, todo: list[Task], sink: JsonlSink | None, live: _Live, new: list[FileRecord]) -> None:
     """Run ``todo``; each record goes to ``sink`` (flushed) and ``new`` the moment its file is finished."""
     if executor is None:
         return
     with contextlib.closing(executor.run(todo)) as results:
         for task, record in results:
             if sink is not None:
-                sink.write(record)
+                sink.write(record.to_json())
             new.append(record)
             live.done(task, record)
 
 
-def report(args, records: list[Record], new: int, wall: float, where: str) -> dict[str, Any]:
+def report(args, records: list[FileRecord], new: int, wall: float, where: str) -> dict[str, Any]:
     """Per-file lines, the summary table, ``--stats``, and soundness bugs (loudly, on stderr)."""
     from rich.console import Console
 
@@ -328,9 +335,9 @@ def report(args, records: list[Record], new: int, wall: float, where: str) -> di
                    layer_totals(records) if args.stats else None)
     err = Console(file=sys.stderr, highlight=False)
     for r in records:
-        if r.get("example_violations"):
-            err.print(Text(f"SOUNDNESS BUG: {r['file']}: verdicts contradicted by the example point "
-                           f"at asserts {r['example_violations']}", style="bold red"))
+        if r.example_violations:
+            err.print(Text(f"SOUNDNESS BUG: {r.file}: verdicts contradicted by the example point "
+                           f"at asserts {list(r.example_violations)}", style="bold red"))
     return s
 
 
@@ -347,7 +354,7 @@ def run(args) -> int:
         print(f"absint analyze: {problem}", file=sys.stderr)
         return 2
     tasks = plan(files)
-    kept, todo = split_resumed(tasks, read_records(args.jsonl) if args.resume else [])
+    kept, todo = split_resumed(tasks, read_file_records(args.jsonl) if args.resume else [])
     try:
         executor, where = _executor(args) if todo else (None, "nothing to do")
     except ExecutorUnavailable as e:
@@ -355,10 +362,11 @@ def run(args) -> int:
         return 2
 
     started = time.monotonic()
-    new: list[Record] = []
+    new: list[FileRecord] = []
     sink = None
     if args.jsonl:
-        sink = JsonlSink.resume(args.jsonl, kept.values()) if args.resume else JsonlSink.fresh(args.jsonl)
+        sink = (JsonlSink.resume(args.jsonl, [r.to_json() for r in kept.values()]) if args.resume
+                else JsonlSink.fresh(args.jsonl))
     live = _Live(not args.quiet and Console(file=sys.stderr).is_terminal, todo)
     try:
         with _sigterm_stops_the_run(), live:
@@ -373,9 +381,9 @@ def run(args) -> int:
     finally:
         if sink is not None:
             sink.close()
-            write_sorted(args.jsonl, [*kept.values(), *new])
+            write_sorted(args.jsonl, [r.to_json() for r in (*kept.values(), *new)])
     current = {(t.name, t.sha256) for t in tasks}
-    records = sorted([r for k, r in kept.items() if k in current] + new, key=record_key)
+    records = sorted([r for k, r in kept.items() if k in current] + new, key=lambda r: r.key)
     s = report(args, records, len(new), time.monotonic() - started, where)
     bad = s["errors"] + s["timeouts"] + s["violations"]
     return 1 if bad or len(records) < len(tasks) else 0
