@@ -16,7 +16,7 @@ from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.program import Program
 from absint.reasoning.reasoner import Reasoner
 from absint.batch.record import FileRecord
-from absint.readers.files import load_program
+from absint.readers.files import LoadedFile, load_bytes, load_program
 from absint.lang.terms import fresh_table
 from absint.reasoning.verdict import Truth, Verdict
 
@@ -68,20 +68,27 @@ def _holds(term, point, memo) -> bool:
         return True  # unbacked symbols: nothing to check at this point
 
 
-def analyze_file(path: str) -> FileRecord:
+def analyze_file(path: str, max_size: int = 0) -> FileRecord:
     """The record of one file; never raises for a bad file (the error is in the record).
 
     The file is analysed in a fresh term table, so its record does not depend on
     which files the same process analysed before (term ids break ties).
     """
     with fresh_table():
-        return _analyze_file(path)
+        start = time.process_time()
+        return record_of(load_program(path, max_size=max_size), start)
 
 
-def _analyze_file(path: str) -> FileRecord:
-    name = os.path.basename(path)
-    start = time.process_time()
-    loaded = load_program(path)
+def analyze_bytes(path: str, data: bytes) -> FileRecord:
+    """:func:`analyze_file` of bytes already read from ``path`` (by a batch worker)."""
+    with fresh_table():
+        start = time.process_time()
+        return record_of(load_bytes(path, data, start=start), start)
+
+
+def record_of(loaded: LoadedFile, start: float) -> FileRecord:
+    """The record of a loaded file; ``start``: the CPU clock when reading began."""
+    name = os.path.basename(loaded.path)
     if loaded.program is None:
         return FileRecord.failed(name, str(loaded.error), 0.0 if loaded.digest is None else
                                  time.process_time() - start, loaded.digest)

@@ -51,9 +51,10 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
-from absint.batch.record import FileRecord
+from absint.batch.record import FileRecord, memory_reason, timeout_reason
+from absint.readers.files import UnreadableFile, content_digest, file_sha256, read_regular
 
 MB = 1 << 20
 FAULT_ENV = "ABSINT_FAULT_INJECTION"
@@ -142,57 +143,102 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _analysis_process(path: str, name: str, max_memory: int, fault: str | None, wfd: int,
-                      worker_pid: int) -> None:
-    """In the forked child: analyse one file, send the pickled record on ``wfd``, exit. Never returns."""
+@dataclass(frozen=True)
+class Outcome:
+    """What a job run in a forked process came to: its value, or why there is none.
+
+    ``kind`` is ``ok``, ``timeout``, ``memory``, ``died`` or ``internal``; ``reason``
+    says it in words (``memory limit exceeded (N MB)``, ``worker died (signal SIGKILL)``).
+    """
+
+    kind: str
+    value: object = None
+    reason: str = ""
+    cpu: float = 0.0
+
+    def message(self, timeout: float) -> str:
+        """The failure as one line for a command's stderr: ``timeout after N s`` and so on."""
+        return f"timeout after {timeout:g} s" if self.kind == "timeout" else self.reason
+
+
+def _limit_memory(max_memory: int) -> int:
+    """Set ``RLIMIT_AS`` to ``max_memory`` MB (0: unchanged); returns the hard limit, to lift it again."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if max_memory > 0:
+        limit = max_memory * MB
+        resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 else min(limit, hard), hard))
+    return hard
+
+
+def _run_job(job: Callable[[], object], max_memory: int, fault: str | None) -> tuple:
+    """Run ``job`` (and the injected fault) in the child: ``("ok", value)`` or the failure."""
+    try:
+        if fault == "sleep":
+            while True:
+                time.sleep(3600)
+        if fault == "memory":
+            if max_memory <= 0:
+                raise MemoryError
+            bytearray((max_memory + 1) * MB)
+        return ("ok", job())
+    except MemoryError:
+        return ("memory", memory_reason(max_memory))
+    except BaseException as e:  # noqa: BLE001 - a bug in the job is one file's error
+        return ("internal", f"internal error: {type(e).__name__}: {e}")
+
+
+def _child(job: Callable[[], object], max_memory: int, fault: str | None, wfd: int, worker_pid: int) -> None:
+    """In the forked child: run ``job``, send the pickled outcome on ``wfd``, exit. Never returns."""
     code = 0
     try:
         _die_with_parent()
         if os.getppid() != worker_pid:  # the worker died before PDEATHSIG was armed
             os._exit(1)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if max_memory > 0:
-            limit = max_memory * MB
-            resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 else min(limit, hard), hard))
+        hard = _limit_memory(max_memory)
         if fault == "exit":
             os._exit(70)
         start = time.process_time()
-        failure = None
-        record = None
-        try:
-            if fault == "sleep":
-                while True:
-                    time.sleep(3600)
-            if fault == "memory":
-                if max_memory <= 0:
-                    raise MemoryError
-                bytearray((max_memory + 1) * MB)
-            from absint.batch.analyze import analyze_file
-
-            record = analyze_file(path)
-        except MemoryError:
-            failure = "memory"
-        except BaseException as e:  # noqa: BLE001 - a bug in analysis is one file's error
-            failure = f"internal error: {type(e).__name__}: {e}"
-        if record is None:
+        result = _run_job(job, max_memory, fault)
+        if result[0] != "ok":
             resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-            cpu = time.process_time() - start
-            record = (FileRecord.out_of_memory(name, max_memory, cpu) if failure == "memory"
-                      else FileRecord.failed(name, str(failure), cpu))
-        _write_all(wfd, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+            result = (*result, time.process_time() - start)
+        _write_all(wfd, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     except BaseException:  # noqa: BLE001
         code = 1
     os._exit(code)
 
 
-def run_isolated(path: str, name: str, timeout: float, max_memory: int, fault: str | None = None,
-                 conn_fd: int | None = None, parent_pid: int | None = None) -> FileRecord:
-    """Analyse one file in a forked process with the time and memory limits; always a record.
+def _collect(pid: int, rfd: int, timeout: float, parent_pid: int | None) -> tuple[bytes, bool]:
+    """Read the child's message until EOF or the deadline; (message, timed out). Closes ``rfd``."""
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout if timeout > 0 else None
+    try:
+        while True:
+            wait_for = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
+            if wait_for <= 0:
+                return b"".join(chunks), True
+            readable, _, _ = select.select([rfd], [], [], wait_for)
+            if parent_pid is not None and os.getppid() != parent_pid:
+                os.kill(pid, signal.SIGKILL)
+                os._exit(0)
+            if readable:
+                chunk = os.read(rfd, 1 << 20)
+                if not chunk:
+                    return b"".join(chunks), False
+                chunks.append(chunk)
+    finally:
+        os.close(rfd)
 
-    Runs in a worker (single-threaded: safe to fork). ``conn_fd`` is closed in
-    the child; ``parent_pid`` is watched so that the worker gives up (and kills
-    the child) if its own parent disappears.
+
+def run_forked(job: Callable[[], object], timeout: float, max_memory: int, fault: str | None = None,
+               conn_fd: int | None = None, parent_pid: int | None = None) -> Outcome:
+    """Run ``job`` in a forked process with the time and memory limits; always an :class:`Outcome`.
+
+    Every command's per-file budget is this one function. The caller must be
+    single-threaded (safe to fork). ``conn_fd`` is closed in the child;
+    ``parent_pid`` is watched so that a worker gives up (and kills the child) if
+    its own parent disappears.
     """
     rfd, wfd = os.pipe()
     me = os.getpid()
@@ -201,40 +247,50 @@ def run_isolated(path: str, name: str, timeout: float, max_memory: int, fault: s
         os.close(rfd)
         if conn_fd is not None:
             os.close(conn_fd)
-        _analysis_process(path, name, max_memory, fault, wfd, me)
+        _child(job, max_memory, fault, wfd, me)
     os.close(wfd)
-    chunks: list[bytes] = []
-    timed_out = False
-    deadline = time.monotonic() + timeout if timeout > 0 else None
+    timed_out = True
     try:
-        while True:
-            wait_for = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
-            if wait_for <= 0:
-                timed_out = True
-                break
-            readable, _, _ = select.select([rfd], [], [], wait_for)
-            if parent_pid is not None and os.getppid() != parent_pid:
-                os.kill(pid, signal.SIGKILL)
-                os._exit(0)
-            if readable:
-                chunk = os.read(rfd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
+        message, timed_out = _collect(pid, rfd, timeout, parent_pid)
     finally:
-        os.close(rfd)
         if timed_out:
             os.kill(pid, signal.SIGKILL)
         _, status, usage = os.wait4(pid, 0)
     cpu = usage.ru_utime + usage.ru_stime
     if timed_out:
-        return FileRecord.timed_out(name, timeout, cpu)
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and chunks:
+        return Outcome("timeout", reason=timeout_reason(timeout), cpu=cpu)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and message:
         try:
-            return pickle.loads(b"".join(chunks))
+            result = pickle.loads(message)
         except Exception:  # noqa: BLE001 - a truncated message is a crash
-            pass
-    return FileRecord.died(name, _status_reason(status), cpu)
+            result = None
+        if result is not None:
+            return Outcome("ok", result[1]) if result[0] == "ok" else Outcome(result[0], None, result[1], result[2])
+    return Outcome("died", reason=_status_reason(status), cpu=cpu)
+
+
+def run_isolated(path: str, name: str, timeout: float, max_memory: int, max_size: int = 0,
+                 fault: str | None = None, conn_fd: int | None = None,
+                 parent_pid: int | None = None) -> FileRecord:
+    """Analyse one file in a forked process with the time and memory limits; always a record.
+
+    The file is read here, in the worker, and only if it is a regular file of at
+    most ``max_size`` bytes: the parent never holds a file's content.
+    """
+    try:
+        data = read_regular(path, max_size)
+    except UnreadableFile as e:
+        return FileRecord.failed(name, str(e))
+    from absint.batch.analyze import analyze_bytes
+
+    out = run_forked(lambda: analyze_bytes(path, data), timeout, max_memory, fault, conn_fd, parent_pid)
+    if out.kind == "ok":
+        record = out.value
+    elif out.kind == "timeout":
+        record = FileRecord.timed_out(name, timeout, out.cpu)
+    else:
+        record = FileRecord.failed(name, out.reason, out.cpu)
+    return record.with_sha256(content_digest(data))
 
 
 def _preload() -> None:
@@ -257,7 +313,7 @@ def _preload() -> None:
 
 
 def worker_main(fd: int) -> None:
-    """The worker loop: ``("run", path, name, timeout, max_memory)`` in, ``("done", record)`` out."""
+    """The worker loop: ``("run", path, name, timeout, max_memory, max_size)`` in, ``("done", record)`` out."""
     _die_with_parent()
     parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -272,13 +328,13 @@ def worker_main(fd: int) -> None:
             break
         if msg is None:
             break
-        _, path, name, timeout, max_memory = msg
+        _, path, name, timeout, max_memory, max_size = msg
         fault = faults.get(name)
         if fault == "kill-worker":
             os._exit(71)
         while fault == "hang-worker":
             time.sleep(3600)
-        record = run_isolated(path, name, timeout, max_memory, fault, fd, parent)
+        record = run_isolated(path, name, timeout, max_memory, max_size, fault, fd, parent)
         try:
             conn.send(("done", record))
         except OSError:
@@ -319,8 +375,8 @@ class WorkerProcess:
     def idle(self) -> bool:
         return self.ready and self.task is None
 
-    def start(self, task: Task, timeout: float, max_memory: int) -> None:
-        self.conn.send(("run", task.path, task.name, timeout, max_memory))
+    def start(self, task: Task, timeout: float, max_memory: int, max_size: int = 0) -> None:
+        self.conn.send(("run", task.path, task.name, timeout, max_memory, max_size))
         self.task = task
         self.deadline = time.monotonic() + timeout + SAFETY_GRACE if timeout > 0 else None
 
@@ -382,10 +438,15 @@ class WorkerProcess:
 class LocalPool:
     """``jobs`` worker processes on this machine; files are started in the order given."""
 
-    def __init__(self, jobs: int, timeout: float, max_memory: int):
+    def __init__(self, jobs: int, timeout: float, max_memory: int, max_size: int = 0):
         self.jobs = max(1, jobs)
         self.timeout = timeout
         self.max_memory = max_memory
+        self.max_size = max_size
+
+    def _lost(self, task: Task, record: FileRecord) -> FileRecord:
+        """A record made here because the worker was lost: the hash is read here (in chunks), if needed."""
+        return record.with_sha256(task.sha256 or file_sha256(task.path, self.max_size))
 
     def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, FileRecord]]:
         """Yield ``(task, record)`` as files finish; every task yields exactly once."""
@@ -396,7 +457,7 @@ class LocalPool:
             while pending or any(w.task is not None for w in workers):
                 for w in workers:
                     if w.idle and pending:
-                        w.start(pending.popleft(), self.timeout, self.max_memory)
+                        w.start(pending.popleft(), self.timeout, self.max_memory, self.max_size)
                 deadlines = [w.deadline for w in workers if w.deadline is not None and w.task is not None]
                 wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
                 ready = set(wait([w.conn for w in workers], wait_for))
@@ -407,7 +468,7 @@ class LocalPool:
                         except (EOFError, OSError):
                             reason = w.died()
                             if w.task is not None:
-                                yield w.task, FileRecord.died(w.task.name, reason).with_sha256(w.task.sha256)
+                                yield w.task, self._lost(w.task, FileRecord.died(w.task.name, reason))
                             elif not w.ready:
                                 startup_failures += 1
                                 if startup_failures >= MAX_STARTUP_FAILURES:
@@ -424,8 +485,7 @@ class LocalPool:
                         task = w.task
                         w.kill()
                         workers[i] = WorkerProcess() if pending else None
-                        yield task, FileRecord.timed_out(task.name, self.timeout, unresponsive=True).with_sha256(
-                            task.sha256)
+                        yield task, self._lost(task, FileRecord.timed_out(task.name, self.timeout, unresponsive=True))
                 workers = [w for w in workers if w is not None]
                 if not pending:  # retire the workers that have nothing left to do
                     for w in workers:
@@ -469,7 +529,8 @@ class DaskExecutor:
     installed but not the files. Larger files get a higher priority.
     """
 
-    def __init__(self, scheduler: str, timeout: float, max_memory: int, connect_timeout: float = 5.0):
+    def __init__(self, scheduler: str, timeout: float, max_memory: int, max_size: int = 0,
+                 connect_timeout: float = 5.0):
         try:
             import distributed
         except ImportError as e:
@@ -478,6 +539,7 @@ class DaskExecutor:
         self._distributed = distributed
         self.timeout = timeout
         self.max_memory = max_memory
+        self.max_size = max_size
         try:
             self.client = distributed.Client(scheduler, timeout=connect_timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as e:
@@ -488,25 +550,26 @@ class DaskExecutor:
 
         run_id = uuid.uuid4().hex[:8]
         futures = {}
+        digests: dict[int, str] = {}
         try:
             for i, t in enumerate(tasks):
                 try:
-                    with open(t.path, "rb") as f:
-                        data = f.read()
-                except OSError as e:
-                    yield t, FileRecord.failed(t.name, f"{t.path}: cannot read: {e.strerror or e}")
+                    data = read_regular(t.path, self.max_size)  # the same checks as a local worker's
+                except UnreadableFile as e:
+                    yield t, FileRecord.failed(t.name, str(e))
                     continue
+                digests[i] = content_digest(data)
                 fut = self.client.submit(dask_analyze, t.name, data, self.timeout, self.max_memory,
                                          key=f"absint-{t.name}-{run_id}-{i}", pure=False,
                                          priority=len(tasks) - i)
-                futures[fut] = t
+                futures[fut] = i
             for fut in self._distributed.as_completed(list(futures), loop=self.client.loop):
-                t = futures[fut]
+                t = tasks[futures[fut]]
                 try:
                     record = fut.result()
                 except Exception as e:  # noqa: BLE001 - a lost task is one file's error
                     record = FileRecord.failed(t.name, f"dask task failed: {type(e).__name__}: {e}")
-                yield t, record.with_sha256(t.sha256)
+                yield t, record.with_sha256(digests[futures[fut]])
         finally:
             if futures:
                 self.client.cancel(list(futures))

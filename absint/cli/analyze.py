@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
+import dataclasses
 import os
 import signal
+import stat
 import sys
 import threading
 import time
@@ -34,6 +35,7 @@ from absint.batch.executors import (
 )
 from absint.batch.jsonl import JsonlSink, read_records, write_sorted
 from absint.batch.record import FileRecord
+from absint.readers.files import DEFAULT_MAX_FILE_SIZE, MB, file_sha256
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_MAX_MEMORY = 4096
@@ -49,7 +51,10 @@ output:
           CPU and wall time, slowest files); with --stats, verdicts per layer.
   --jsonl one JSON object per file, appended as each file finishes, rewritten
           sorted by file name at the end.
-limits: each file is analysed in its own process, forked from a long-lived
+limits: only regular files are read, by the workers, and only up to
+  --max-file-size ("cannot read: too large"); a FIFO, device or socket named
+  *.smt2 is never opened for reading ("cannot read: not a regular file (a
+  FIFO)"). Each file is analysed in its own process, forked from a long-lived
   worker: past --timeout it is killed ("timeout: exceeded S s"), past
   --max-memory it fails ("memory limit exceeded (N MB)"), and if it or its
   worker dies the record says how ("worker died (signal SIGSEGV)"); the run
@@ -84,6 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-memory", type=int, default=DEFAULT_MAX_MEMORY, metavar="MB",
                         help="address-space limit of the process analysing a file, 0 for none "
                              "(default %(default)s)")
+    parser.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_FILE_SIZE, metavar="MB",
+                        help="a larger file is not read (its record says so), 0 for no limit "
+                             "(default %(default)s)")
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
                         help="local process pool (default), or an existing Dask cluster (needs --scheduler "
                              "and the 'dask' extra; file contents are sent to the workers, which need absint "
@@ -97,27 +105,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _task(path: str) -> Task:
+    """The file as the parent sees it: its name and size from ``stat``, never its content."""
     name = os.path.basename(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        st = os.stat(path)
     except OSError:
         return Task(path, name, 0, None)  # the worker reports why it cannot be read
-    return Task(path, name, len(data), hashlib.sha256(data).hexdigest())
+    return Task(path, name, st.st_size if stat.S_ISREG(st.st_mode) else 0, None)
 
 
-def plan(files: Iterable[str]) -> list[Task]:
-    """One task per distinct (name, content), largest first (then by name, for determinism)."""
-    seen: set[tuple[str, str | None]] = set()
-    tasks = []
-    for path in files:
-        t = _task(path)
-        key = (t.name, t.sha256)
-        if t.sha256 is None or key not in seen:
-            seen.add(key)
-            tasks.append(t)
-    tasks.sort(key=lambda t: (-t.size, t.name, t.path))
-    return tasks
+def plan(files: Iterable[str], hash_all: bool = False, max_size: int = 0) -> list[Task]:
+    """One task per distinct (name, content), largest first (then by name, for determinism).
+
+    The parent does not read files (the workers do); it hashes a file, in chunks,
+    only where the content decides something: for ``--resume`` (``hash_all``) and
+    between files of the same name. A file it cannot hash is left to a worker.
+    """
+    tasks = [_task(path) for path in files]
+    names = Counter(t.name for t in tasks)
+    tasks = [dataclasses.replace(t, sha256=file_sha256(t.path, max_size))
+             if hash_all or names[t.name] > 1 else t for t in tasks]
+    seen: set[tuple[str, str]] = set()
+    distinct = []
+    for t in tasks:
+        if t.sha256 is None or (t.name, t.sha256) not in seen:
+            if t.sha256 is not None:
+                seen.add((t.name, t.sha256))
+            distinct.append(t)
+    distinct.sort(key=lambda t: (-t.size, t.name, t.path))
+    return distinct
 
 
 def split_resumed(tasks: list[Task], old: list[FileRecord]) -> tuple[dict, list[Task]]:
@@ -296,15 +312,16 @@ def _executor(args):
     if args.executor == "dask":
         if not args.scheduler:
             raise ExecutorUnavailable("--executor dask needs --scheduler tcp://HOST:PORT")
-        return DaskExecutor(args.scheduler, args.timeout, args.max_memory), f"Dask at {args.scheduler}"
-    return LocalPool(args.jobs, args.timeout, args.max_memory), f"{args.jobs} job(s)"
+        return (DaskExecutor(args.scheduler, args.timeout, args.max_memory, args.max_file_size * MB),
+                f"Dask at {args.scheduler}")
+    return LocalPool(args.jobs, args.timeout, args.max_memory, args.max_file_size * MB), f"{args.jobs} job(s)"
 
 
 def _usage_problem(args) -> str | None:
     if args.resume and not args.jsonl:
         return "--resume needs --jsonl OUT"
-    if args.jobs < 1 or args.timeout < 0 or args.max_memory < 0:
-        return "--jobs must be >= 1, --timeout and --max-memory >= 0"
+    if args.jobs < 1 or args.timeout < 0 or args.max_memory < 0 or args.max_file_size < 0:
+        return "--jobs must be >= 1, --timeout, --max-memory and --max-file-size >= 0"
     if args.jsonl and not os.path.isdir(os.path.dirname(os.path.abspath(args.jsonl))):
         return f"no directory for {args.jsonl}"
     return None
@@ -353,7 +370,7 @@ def run(args) -> int:
     if problem is not None:
         print(f"absint analyze: {problem}", file=sys.stderr)
         return 2
-    tasks = plan(files)
+    tasks = plan(files, hash_all=args.resume, max_size=args.max_file_size * MB)
     kept, todo = split_resumed(tasks, read_file_records(args.jsonl) if args.resume else [])
     try:
         executor, where = _executor(args) if todo else (None, "nothing to do")

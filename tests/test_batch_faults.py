@@ -1,0 +1,97 @@
+"""``absint analyze`` against the faults of an independent fuzzing report: each test is one
+finding (a hang, a lost batch, a traceback, lost records, a false alarm) and fails on the
+code before the fix.
+
+Runs that could hang on a regression are subprocesses with a time limit, so a regression
+fails the test instead of stopping the suite.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from absint import cli
+from absint.batch import jsonl
+from absint.cli import analyze as batch
+from absint.readers import files
+from benchmarks import generators as G
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def analyze(*argv) -> int:
+    return cli.main(["analyze", *map(str, argv)])
+
+
+def analyze_process(*argv, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, "-m", "absint", "analyze", *map(str, argv)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def by_file(path) -> dict[str, dict]:
+    return {r["file"]: r for r in jsonl.read_records(str(path))}
+
+
+def good(directory, name="good.smt2", n=3):
+    (directory / name).write_text(G.build("conv", n, 0).text)
+
+
+# ------------------------------------------------------------------ only regular files, read by the workers
+
+
+def test_a_fifo_a_device_and_a_too_large_file_are_records_and_the_batch_goes_on(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    good(d)
+    os.mkfifo(d / "fifo.smt2")  # opening it for reading would block until a writer comes
+    os.symlink("/dev/zero", d / "zero.smt2")  # reading it whole never ends
+    (d / "big.smt2").write_text("; " + "x" * (2 << 20) + "\n(check-sat)\n")
+    out = tmp_path / "out.jsonl"
+    done = analyze_process(d, "--jsonl", out, "--max-file-size", 1, "--quiet", timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    recs = by_file(out)
+    assert recs["good.smt2"]["error"] is None
+    assert recs["fifo.smt2"]["error"] == f"{d / 'fifo.smt2'}: cannot read: not a regular file (a FIFO)"
+    assert recs["zero.smt2"]["error"] == f"{d / 'zero.smt2'}: cannot read: not a regular file (a character device)"
+    assert recs["big.smt2"]["error"].startswith(f"{d / 'big.smt2'}: cannot read: too large (")
+    assert "--max-file-size" in recs["big.smt2"]["error"]
+
+
+def test_the_parent_plans_without_reading_a_file(tmp_path, monkeypatch):
+    for name in ("a.smt2", "b.smt2"):
+        good(tmp_path, name)
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("the parent read a file")
+
+    monkeypatch.setattr(builtins, "open", no_reading)
+    monkeypatch.setattr(os, "open", no_reading)
+    tasks = batch.plan(files.smt2_files([str(tmp_path)]))
+    assert [t.name for t in tasks] == ["a.smt2", "b.smt2"] and all(t.size > 0 for t in tasks)
+
+
+def test_read_regular_refuses_what_is_not_a_regular_file_or_too_large(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "f").write_bytes(b"12345")
+    assert files.read_regular(str(tmp_path / "f"), 5) == b"12345"
+    for path, limit, reason in ((tmp_path / "fifo", 0, "not a regular file (a FIFO)"),
+                                (tmp_path, 0, "not a regular file (a directory)"),
+                                (tmp_path / "f", 4, "too large (5 bytes")):
+        with pytest.raises(files.UnreadableFile, match=re.escape(reason)):
+            files.read_regular(str(path), limit)
+    assert files.file_sha256(str(tmp_path / "fifo")) is None
+
+
+def test_max_file_size_is_documented_and_checked(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["analyze", "--help"])
+    assert "--max-file-size MB" in capsys.readouterr().out
+    assert analyze("x.smt2", "--max-file-size", -1) == 2
