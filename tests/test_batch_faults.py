@@ -46,23 +46,32 @@ def good(directory, name="good.smt2", n=3):
 # ------------------------------------------------------------------ only regular files, read by the workers
 
 
-def test_a_fifo_a_device_and_a_too_large_file_are_records_and_the_batch_goes_on(tmp_path):
+def test_a_fifo_and_a_device_are_records_and_the_batch_goes_on(tmp_path):
     d = tmp_path / "in"
     d.mkdir()
     good(d)
     os.mkfifo(d / "fifo.smt2")  # opening it for reading would block until a writer comes
     os.symlink("/dev/zero", d / "zero.smt2")  # reading it whole never ends
-    (d / "big.smt2").write_text("; " + "x" * (2 << 20) + "\n(check-sat)\n")
     out = tmp_path / "out.jsonl"
-    done = analyze_process(d, "--jsonl", out, "--max-file-size", 1, "--quiet", timeout=120)
+    done = analyze_process(d, "--jsonl", out, "--quiet", timeout=60)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     recs = by_file(out)
     assert recs["good.smt2"]["error"] is None
     assert recs["fifo.smt2"]["error"] == f"{d / 'fifo.smt2'}: cannot read: not a regular file (a FIFO)"
     assert recs["zero.smt2"]["error"] == f"{d / 'zero.smt2'}: cannot read: not a regular file (a character device)"
-    assert recs["big.smt2"]["error"].startswith(f"{d / 'big.smt2'}: cannot read: too large (")
+
+
+def test_a_file_over_max_file_size_is_a_record_and_the_batch_goes_on(tmp_path):
+    good(tmp_path)
+    (tmp_path / "big.smt2").write_text("; " + "x" * (2 << 20) + "\n(check-sat)\n")
+    out = tmp_path / "out.jsonl"
+    assert analyze(tmp_path, "--jsonl", out, "--max-file-size", 1, "--quiet") == 1
+    recs = by_file(out)
+    assert recs["good.smt2"]["error"] is None
+    assert recs["big.smt2"]["error"].startswith(f"{tmp_path / 'big.smt2'}: cannot read: too large (")
     assert "--max-file-size" in recs["big.smt2"]["error"]
+    assert analyze(tmp_path, "--jsonl", out, "--quiet") == 0  # the default limit is far above 2 MB
 
 
 def test_the_parent_plans_without_reading_a_file(tmp_path, monkeypatch):
@@ -95,3 +104,24 @@ def test_max_file_size_is_documented_and_checked(capsys):
         cli.main(["analyze", "--help"])
     assert "--max-file-size MB" in capsys.readouterr().out
     assert analyze("x.smt2", "--max-file-size", -1) == 2
+
+
+# ------------------------------------------------------------------ file names that are not UTF-8
+
+
+def test_a_file_name_that_is_not_utf8_keeps_its_record_under_a_readable_name(tmp_path, capsys):
+    d = os.fsencode(tmp_path / "in")
+    os.mkdir(d)
+    with open(os.path.join(d, b"bad\xff.smt2"), "w") as f:
+        f.write(G.build("conv", 3, 0).text)
+    os.mkfifo(os.path.join(d, b"fifo\xfe.smt2"))
+    out = tmp_path / "out.jsonl"
+    assert analyze(os.fsdecode(d), "--jsonl", out) == 1  # the FIFO is an error record
+    recs = by_file(out)
+    assert recs["bad\\xff.smt2"]["error"] is None and recs["bad\\xff.smt2"]["asserts"] > 0
+    assert recs["fifo\\xfe.smt2"]["error"].endswith("fifo\\xfe.smt2: cannot read: not a regular file (a FIFO)")
+    assert "bad\\xff.smt2: " in capsys.readouterr().out
+    before = out.read_bytes()
+    assert analyze(os.fsdecode(d), "--jsonl", out, "--resume", "--quiet") == 1
+    assert by_file(out)["bad\\xff.smt2"] == recs["bad\\xff.smt2"]  # matched on resume, not analysed again
+    assert out.read_bytes().count(b"\n") == before.count(b"\n") == 2

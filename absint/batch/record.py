@@ -23,6 +23,24 @@ import attrs
 Json = dict[str, Any]
 
 
+def readable(text: str) -> str:
+    """``text`` as valid Unicode: a file name's undecodable bytes (``os.fsdecode``'s surrogate
+    escapes) become ``\\xff``, so the record can be written as UTF-8 and still names the file."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # surrogates that no file name produced
+            raw = text.encode("utf-8", "backslashreplace")
+        return raw.decode("utf-8", "backslashreplace")
+
+
+def _readable_or_none(text: str | None) -> str | None:
+    return None if text is None else readable(str(text))
+
+
 def _pairs(layers: Mapping[str, int] | tuple = ()) -> tuple[tuple[str, int], ...]:
     """Layers as ordered pairs: immutable, and the JSON keeps the order they were counted in."""
     return tuple(layers.items()) if isinstance(layers, Mapping) else tuple(tuple(p) for p in layers)
@@ -32,11 +50,11 @@ def _pairs(layers: Mapping[str, int] | tuple = ()) -> tuple[tuple[str, int], ...
 class FileRecord:
     """One file's outcome; ``parse_seconds is None`` means the program was not analysed."""
 
-    file: str
+    file: str = attrs.field(converter=readable)
     asserts: int = 0
     verdicts: str = ""
     seconds: float = 0.0
-    error: str | None = None
+    error: str | None = attrs.field(default=None, converter=_readable_or_none)
     sha256: str | None = None
     parse_seconds: float | None = None
     layers: tuple[tuple[str, int], ...] = attrs.field(default=(), converter=_pairs)

@@ -34,7 +34,7 @@ from absint.batch.executors import (
     WorkerStartupError,
 )
 from absint.batch.jsonl import JsonlSink, read_records, write_sorted
-from absint.batch.record import FileRecord
+from absint.batch.record import FileRecord, readable
 from absint.readers.files import DEFAULT_MAX_FILE_SIZE, MB, file_sha256
 
 DEFAULT_TIMEOUT = 300.0
@@ -105,8 +105,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _task(path: str) -> Task:
-    """The file as the parent sees it: its name and size from ``stat``, never its content."""
-    name = os.path.basename(path)
+    """The file as the parent sees it: its name and size from ``stat``, never its content.
+
+    The name is the records' name (:func:`readable`: an undecodable byte is written ``\\xff``).
+    """
+    name = readable(os.path.basename(path))
     try:
         st = os.stat(path)
     except OSError:
