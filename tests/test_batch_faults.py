@@ -114,14 +114,84 @@ def test_a_file_name_that_is_not_utf8_keeps_its_record_under_a_readable_name(tmp
     os.mkdir(d)
     with open(os.path.join(d, b"bad\xff.smt2"), "w") as f:
         f.write(G.build("conv", 3, 0).text)
-    os.mkfifo(os.path.join(d, b"fifo\xfe.smt2"))
+    os.symlink(b"nowhere", os.path.join(d, b"gone\xfe.smt2"))
     out = tmp_path / "out.jsonl"
-    assert analyze(os.fsdecode(d), "--jsonl", out) == 1  # the FIFO is an error record
+    assert analyze(os.fsdecode(d), "--jsonl", out) == 1  # the dangling link is an error record
     recs = by_file(out)
     assert recs["bad\\xff.smt2"]["error"] is None and recs["bad\\xff.smt2"]["asserts"] > 0
-    assert recs["fifo\\xfe.smt2"]["error"].endswith("fifo\\xfe.smt2: cannot read: not a regular file (a FIFO)")
+    assert recs["gone\\xfe.smt2"]["error"].endswith("gone\\xfe.smt2: cannot read: No such file or directory")
     assert "bad\\xff.smt2: " in capsys.readouterr().out
     before = out.read_bytes()
     assert analyze(os.fsdecode(d), "--jsonl", out, "--resume", "--quiet") == 1
     assert by_file(out)["bad\\xff.smt2"] == recs["bad\\xff.smt2"]  # matched on resume, not analysed again
     assert out.read_bytes().count(b"\n") == before.count(b"\n") == 2
+
+
+# ------------------------------------------------------------------ the results file
+
+
+@pytest.mark.parametrize("where", ["a directory", "a missing parent", "under a file", "unwritable"])
+def test_a_bad_jsonl_path_is_one_line_and_exit_2_before_any_work(tmp_path, where):
+    good(tmp_path)
+    (tmp_path / "plain").write_text("")
+    out = {"a directory": tmp_path, "a missing parent": tmp_path / "no" / "out.jsonl",
+           "under a file": tmp_path / "plain" / "out.jsonl", "unwritable": "/sys/absint-out.jsonl"}[where]
+    if where == "unwritable" and not os.path.isdir("/sys/kernel"):
+        pytest.skip("no sysfs here: no directory that even root cannot write")
+    done = analyze_process(tmp_path / "good.smt2", "--jsonl", out, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"absint analyze: cannot write --jsonl {out}: ") and done.stderr.count("\n") == 1
+    assert done.stdout == ""  # nothing analysed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.smt2", "plain"]
+
+
+def test_a_usage_error_found_after_the_results_file_was_opened_leaves_no_file(tmp_path):
+    good(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert analyze(tmp_path / "good.smt2", "--jsonl", out, "--executor", "dask") == 2  # no --scheduler
+    assert not out.exists()
+
+
+def test_a_second_run_on_the_same_results_file_is_refused_naming_the_file(tmp_path, monkeypatch, capsys):
+    good(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert analyze(tmp_path, "--jsonl", out, "--quiet") == 0
+    before = out.read_bytes()
+    holder = jsonl.JsonlSink(str(out))  # the first run, still going
+    try:
+        assert analyze(tmp_path, "--jsonl", out, "--quiet") == 2
+        assert analyze(tmp_path, "--jsonl", out, "--quiet", "--resume") == 2
+    finally:
+        holder.close()
+    err = capsys.readouterr().err
+    assert f"absint analyze: {out} is in use by another absint analyze run" in err
+    assert out.read_bytes() == before  # the first run's records are untouched
+    assert analyze(tmp_path, "--jsonl", out, "--quiet", "--resume") == 0  # free again
+
+
+def test_the_lock_follows_the_file_across_its_rewrites(tmp_path):
+    out = str(tmp_path / "out.jsonl")
+    sink = jsonl.JsonlSink.fresh(out)  # the file was replaced: the new one is the locked one
+    sink.write({"file": "a.smt2"})
+    with pytest.raises(jsonl.ResultsBusy):
+        jsonl.JsonlSink(out)
+    sink.finish([{"file": "a.smt2"}])
+    jsonl.JsonlSink(out).close()
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027])
+def test_the_results_file_has_the_umasks_mode(tmp_path, mask):
+    good(tmp_path)
+    out = tmp_path / "out.jsonl"
+    old = os.umask(mask)
+    try:
+        assert analyze(tmp_path, "--jsonl", out, "--quiet") == 0
+        assert analyze(tmp_path, "--jsonl", out, "--quiet", "--resume") == 0
+        jsonl.write_sorted(str(tmp_path / "direct.jsonl"), [{"file": "a"}])
+    finally:
+        os.umask(old)
+    assert os.stat(out).st_mode & 0o777 == 0o666 & ~mask
+    assert os.stat(tmp_path / "direct.jsonl").st_mode & 0o777 == 0o666 & ~mask
+    os.chmod(out, 0o640)  # a mode the user chose is kept
+    assert analyze(tmp_path, "--jsonl", out, "--quiet") == 0
+    assert os.stat(out).st_mode & 0o777 == 0o640

@@ -33,7 +33,7 @@ from absint.batch.executors import (
     Task,
     WorkerStartupError,
 )
-from absint.batch.jsonl import JsonlSink, read_records, write_sorted
+from absint.batch.jsonl import JsonlSink, ResultsBusy, read_records
 from absint.batch.record import FileRecord, readable
 from absint.readers.files import DEFAULT_MAX_FILE_SIZE, MB, file_sha256
 
@@ -325,8 +325,6 @@ def _usage_problem(args) -> str | None:
         return "--resume needs --jsonl OUT"
     if args.jobs < 1 or args.timeout < 0 or args.max_memory < 0 or args.max_file_size < 0:
         return "--jobs must be >= 1, --timeout, --max-memory and --max-file-size >= 0"
-    if args.jsonl and not os.path.isdir(os.path.dirname(os.path.abspath(args.jsonl))):
-        return f"no directory for {args.jsonl}"
     return None
 
 
@@ -361,32 +359,57 @@ def report(args, records: list[FileRecord], new: int, wall: float, where: str) -
     return s
 
 
-def run(args) -> int:
-    from rich.console import Console
+class UsageError(Exception):
+    """A problem found before any work: exit status 2 and one line on stderr."""
 
+
+def _inputs(args) -> tuple[list[str], JsonlSink | None]:
+    """The files to analyse and the results file, opened and locked for this run."""
     from absint.readers.files import smt2_files
 
     problem = _usage_problem(args)
-    files = smt2_files(args.paths) if problem is None else []
-    if problem is None and not files:
-        problem = "no .smt2 files found"
     if problem is not None:
-        print(f"absint analyze: {problem}", file=sys.stderr)
+        raise UsageError(problem)
+    files = smt2_files(args.paths)
+    if not files:
+        raise UsageError("no .smt2 files found")
+    if not args.jsonl:
+        return files, None
+    try:
+        return files, JsonlSink(args.jsonl)
+    except ResultsBusy as e:
+        raise UsageError(f"{e}; not started (wait for it, or write to another file)") from None
+    except OSError as e:
+        raise UsageError(f"cannot write --jsonl {args.jsonl}: {e.strerror or e}") from None
+
+
+def run(args) -> int:
+    try:
+        files, sink = _inputs(args)
+    except UsageError as e:
+        print(f"absint analyze: {e}", file=sys.stderr)
         return 2
     tasks = plan(files, hash_all=args.resume, max_size=args.max_file_size * MB)
     kept, todo = split_resumed(tasks, read_file_records(args.jsonl) if args.resume else [])
     try:
         executor, where = _executor(args) if todo else (None, "nothing to do")
     except ExecutorUnavailable as e:
+        if sink is not None:
+            sink.abandon()
         print(f"absint analyze: {e}", file=sys.stderr)
         return 2
+    if sink is not None:
+        sink.start([r.to_json() for r in kept.values()])
+    return _run(args, sink, executor, where, tasks, kept, todo)
+
+
+def _run(args, sink: JsonlSink | None, executor, where: str, tasks: list[Task], kept: dict,
+         todo: list[Task]) -> int:
+    """Analyse ``todo``, keep every record in ``sink``, report; the exit status."""
+    from rich.console import Console
 
     started = time.monotonic()
     new: list[FileRecord] = []
-    sink = None
-    if args.jsonl:
-        sink = (JsonlSink.resume(args.jsonl, [r.to_json() for r in kept.values()]) if args.resume
-                else JsonlSink.fresh(args.jsonl))
     live = _Live(not args.quiet and Console(file=sys.stderr).is_terminal, todo)
     try:
         with _sigterm_stops_the_run(), live:
@@ -400,8 +423,7 @@ def run(args) -> int:
         return 128 + signal.SIGTERM
     finally:
         if sink is not None:
-            sink.close()
-            write_sorted(args.jsonl, [r.to_json() for r in (*kept.values(), *new)])
+            sink.finish([r.to_json() for r in (*kept.values(), *new)])
     current = {(t.name, t.sha256) for t in tasks}
     records = sorted([r for k, r in kept.items() if k in current] + new, key=lambda r: r.key)
     s = report(args, records, len(new), time.monotonic() - started, where)
