@@ -18,6 +18,7 @@ import pytest
 
 from absint import cli
 from absint.batch import jsonl
+from absint.batch.executors import FAULT_ENV
 from absint.cli import analyze as batch
 from absint.readers import files
 from benchmarks import generators as G
@@ -195,3 +196,38 @@ def test_the_results_file_has_the_umasks_mode(tmp_path, mask):
     os.chmod(out, 0o640)  # a mode the user chose is kept
     assert analyze(tmp_path, "--jsonl", out, "--quiet") == 0
     assert os.stat(out).st_mode & 0o777 == 0o640
+
+
+# ------------------------------------------------------------------ resume after a death
+
+
+def test_resume_retries_a_file_whose_process_died_once(tmp_path, monkeypatch):
+    good(tmp_path)
+    good(tmp_path, "victim.smt2", 4)
+    out = tmp_path / "out.jsonl"
+    monkeypatch.setenv(FAULT_ENV, "kill:victim.smt2")  # as if the OOM killer had chosen it
+    assert analyze(tmp_path, "--jsonl", out, "--quiet") == 1
+    first = by_file(out)
+    assert first["victim.smt2"]["error"] == "worker died (signal SIGKILL)" and "attempts" not in first["victim.smt2"]
+
+    assert analyze(tmp_path, "--jsonl", out, "--quiet", "--resume") == 1  # retried, and it dies again
+    second = by_file(out)
+    assert second["victim.smt2"]["error"] == "worker died (signal SIGKILL)"
+    assert second["victim.smt2"]["attempts"] == 2
+    assert second["good.smt2"] == first["good.smt2"]  # not run again
+
+    monkeypatch.delenv(FAULT_ENV)
+    assert analyze(tmp_path, "--jsonl", out, "--quiet", "--resume") == 1  # a second death is final
+    assert by_file(out) == second
+
+
+def test_a_retried_file_that_now_succeeds_gets_the_ordinary_record(tmp_path, monkeypatch):
+    good(tmp_path, "victim.smt2", 4)
+    out, fresh = tmp_path / "out.jsonl", tmp_path / "fresh.jsonl"
+    monkeypatch.setenv(FAULT_ENV, "kill:victim.smt2")
+    assert analyze(tmp_path / "victim.smt2", "--jsonl", out, "--quiet") == 1
+    monkeypatch.delenv(FAULT_ENV)
+    assert analyze(tmp_path / "victim.smt2", "--jsonl", out, "--quiet", "--resume") == 0
+    assert analyze(tmp_path / "victim.smt2", "--jsonl", fresh, "--quiet") == 0
+    assert [jsonl.without_timing(r) for r in jsonl.read_records(str(out))] == \
+        [jsonl.without_timing(r) for r in jsonl.read_records(str(fresh))]

@@ -27,6 +27,7 @@ Fault injection (tests only): ``ABSINT_FAULT_INJECTION="KIND:FILE[,KIND:FILE...]
 in the workers' environment, where FILE is a base name and KIND is
 
 * ``exit``: the analysis process calls ``os._exit(70)`` when it starts FILE;
+* ``kill``: the analysis process sends itself SIGKILL (as the kernel's OOM killer would);
 * ``kill-worker``: the worker itself calls ``os._exit(71)`` when given FILE;
 * ``hang-worker``: the worker itself stops responding when given FILE (the
   parent's safety net, ``SAFETY_GRACE`` past the time limit, kills it);
@@ -53,24 +54,26 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Iterator, Sequence
 
-from absint.batch.record import FileRecord, memory_reason, timeout_reason
+from absint.batch.record import DEATH, FileRecord, memory_reason, timeout_reason
 from absint.readers.files import UnreadableFile, content_digest, file_sha256, read_regular
 
 MB = 1 << 20
 FAULT_ENV = "ABSINT_FAULT_INJECTION"
-FAULT_KINDS = ("exit", "kill-worker", "hang-worker", "sleep", "memory")
+FAULT_KINDS = ("exit", "kill", "kill-worker", "hang-worker", "sleep", "memory")
 SAFETY_GRACE = 30.0  # seconds past the time limit before the parent gives up on a worker
 STARTUP_TIMEOUT = 120.0
 MAX_STARTUP_FAILURES = 3
 
 @dataclass(frozen=True)
 class Task:
-    """One file to analyse; ``sha256`` is None when the parent could not read it."""
+    """One file to analyse; ``sha256`` is None when the parent did not (or could not) hash it;
+    ``attempt`` 2 when ``--resume`` retries a file whose process died."""
 
     path: str
     name: str
     size: int
     sha256: str | None
+    attempt: int = 1
 
 
 class ExecutorUnavailable(Exception):
@@ -91,8 +94,8 @@ def death_reason(returncode: int) -> str:
             sig = signal.Signals(-returncode).name
         except ValueError:
             sig = str(-returncode)
-        return f"worker died (signal {sig})"
-    return f"worker died (exit code {returncode})"
+        return f"{DEATH} (signal {sig})"
+    return f"{DEATH} (exit code {returncode})"
 
 
 def _status_reason(status: int) -> str:
@@ -198,6 +201,8 @@ def _child(job: Callable[[], object], max_memory: int, fault: str | None, wfd: i
         hard = _limit_memory(max_memory)
         if fault == "exit":
             os._exit(70)
+        if fault == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
         start = time.process_time()
         result = _run_job(job, max_memory, fault)
         if result[0] != "ok":

@@ -8,7 +8,8 @@ order: ``file`` (base name), ``asserts``, ``verdicts`` (one letter per assert:
 program was analysed, ``parse_seconds``, ``layers`` (verdicts per deciding
 layer), ``contradiction`` (index of the assert after which the facts became
 contradictory, or null) and ``example_violations`` (asserts whose verdict is
-contradicted by the example point: must be empty).
+contradicted by the example point: must be empty). Last, ``attempts`` (2) on
+the record of a file whose process died again when ``--resume`` retried it.
 
 Keeping the producers on one class is what keeps the JSON the same whichever
 path (analysis, parse error, timeout, dead worker, Dask) made a record.
@@ -60,6 +61,7 @@ class FileRecord:
     layers: tuple[tuple[str, int], ...] = attrs.field(default=(), converter=_pairs)
     contradiction: int | None = None
     example_violations: tuple[int, ...] = attrs.field(default=(), converter=tuple)
+    attempts: int = 1
 
     # ------------------------------------------------------------ constructors
 
@@ -95,6 +97,15 @@ class FileRecord:
         return self.parse_seconds is not None
 
     @property
+    def is_death(self) -> bool:
+        """The process analysing the file died (a signal, an exit): maybe the machine, not the file."""
+        return (self.error or "").startswith(DEATH)
+
+    def after_attempts(self, attempts: int) -> "FileRecord":
+        """This outcome of the ``attempts``-th try; only a death records how many tries it took."""
+        return attrs.evolve(self, attempts=attempts) if self.is_death and attempts > 1 else self
+
+    @property
     def is_timeout(self) -> bool:
         return (self.error or "").startswith("timeout:")
 
@@ -114,6 +125,8 @@ class FileRecord:
         if self.analysed:
             out.update(parse_seconds=self.parse_seconds, layers=dict(self.layers),
                        contradiction=self.contradiction, example_violations=list(self.example_violations))
+        if self.attempts > 1:
+            out["attempts"] = self.attempts
         return out
 
     @classmethod
@@ -124,9 +137,13 @@ class FileRecord:
                 str(obj["file"]), int(obj.get("asserts") or 0), str(obj.get("verdicts") or ""),
                 obj.get("seconds", 0.0), obj.get("error"), obj.get("sha256"), obj.get("parse_seconds"),
                 obj.get("layers") or (), obj.get("contradiction"), obj.get("example_violations") or (),
+                int(obj.get("attempts") or 1),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ValueError(f"not a file record: {e}") from None
+
+
+DEATH = "worker died"
 
 
 def timeout_reason(timeout: float) -> str:

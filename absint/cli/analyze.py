@@ -61,7 +61,10 @@ limits: only regular files are read, by the workers, and only up to
   goes on and a dead worker is replaced. Results do not depend on which
   worker ran which file, nor in which order.
 resume: with --resume, files whose name and SHA-256 are already in OUT are
-  skipped; a run killed at any moment loses only the files in flight.
+  skipped, except a file whose process died ("worker died (signal SIGKILL)":
+  perhaps the machine, not the file), which is run once more; if it dies again,
+  its record says "attempts": 2 and is final. A run killed at any moment loses
+  only the files in flight. Two runs cannot share OUT: the second is refused.
 exit status: 0 if every file was analysed without error and no verdict is
   contradicted by a file's example point (a soundness bug, reported loudly);
   1 otherwise; 2 on a usage error.
@@ -143,17 +146,24 @@ def split_resumed(tasks: list[Task], old: list[FileRecord]) -> tuple[dict, list[
     """Old records to keep (by (file, sha256)) and the tasks still to run.
 
     A record for a file of this run whose content changed is dropped (stale);
-    records of files not in this run are kept untouched.
+    records of files not in this run are kept untouched. A file whose process
+    died (``worker died ...``: perhaps the machine, not the file) is run once
+    more; a record that already says it died twice is final.
     """
     current = {(t.name, t.sha256) for t in tasks if t.sha256 is not None}
     names = {t.name for t in tasks}
     kept: dict[tuple[str, str], FileRecord] = {}
+    retry: set[tuple[str, str]] = set()
     for rec in old:
         key = rec.key
         if rec.file in names and key not in current:
             continue
+        if key in current and rec.is_death and rec.attempts < 2:
+            retry.add(key)
+            continue
         kept[key] = rec
-    todo = [t for t in tasks if t.sha256 is None or (t.name, t.sha256) not in kept]
+    todo = [dataclasses.replace(t, attempt=2) if (t.name, t.sha256) in retry else t
+            for t in tasks if t.sha256 is None or (t.name, t.sha256) not in kept]
     return kept, todo
 
 
@@ -334,6 +344,7 @@ def execute(executor, todo: list[Task], sink: JsonlSink | None, live: _Live, new
         return
     with contextlib.closing(executor.run(todo)) as results:
         for task, record in results:
+            record = record.after_attempts(task.attempt)
             if sink is not None:
                 sink.write(record.to_json())
             new.append(record)
