@@ -231,3 +231,69 @@ def test_a_retried_file_that_now_succeeds_gets_the_ordinary_record(tmp_path, mon
     assert analyze(tmp_path / "victim.smt2", "--jsonl", fresh, "--quiet") == 0
     assert [jsonl.without_timing(r) for r in jsonl.read_records(str(out))] == \
         [jsonl.without_timing(r) for r in jsonl.read_records(str(fresh))]
+
+
+# ------------------------------------------------------------------ example points that break their own file
+
+#: s0 = 6 breaks the first assert; after it, the facts contradict each other (everything is decided)
+INCONSISTENT = """(declare-const s0 Int)
+(set-info :example-s0 6)
+(assert (< s0 5))
+(assert (>= s0 5))
+(assert (< s0 10))
+"""
+
+
+def test_an_example_point_that_violates_an_assert_is_a_warning_not_a_soundness_bug(tmp_path, capsys):
+    (tmp_path / "inconsistent.smt2").write_text(INCONSISTENT)
+    out = tmp_path / "out.jsonl"
+    assert analyze(tmp_path, "--jsonl", out) == 0
+    (rec,) = jsonl.read_records(str(out))
+    assert rec["example_violations"] == []
+    assert rec["warning"] == "example point violates assert 0: hints inconsistent"
+    captured = capsys.readouterr()
+    assert "SOUNDNESS BUG" not in captured.err + captured.out
+    assert "WARNING: inconsistent.smt2: example point violates assert 0: hints inconsistent" in captured.err
+
+
+class Says:
+    """A reasoner stand-in that gives the same verdict on every assert (a planted bug)."""
+
+    def __init__(self, truth):
+        from absint.reasoning.verdict import Layer, Verdict
+
+        self.verdict = Verdict(truth, next(iter(Layer)))
+        self.contradiction = False
+
+    def prefer_to_eliminate(self, terms):
+        list(terms)
+
+    def decide(self, term):
+        return self.verdict
+
+    def assume(self, term):
+        pass
+
+
+def _violations(text: str, truth) -> tuple:
+    from absint.batch.analyze import analyze_program
+    from absint.readers.smtlib import parse
+
+    a = analyze_program(parse(text, "t.smt2"), reasoner=Says(truth))
+    return a.example_violations, a.inconsistent_at
+
+
+def test_a_point_that_is_a_real_model_of_the_asserts_before_still_catches_a_wrong_verdict():
+    from absint.reasoning.verdict import Truth
+
+    # s0 = 6: assert 0 holds, assert 1 is false there, assert 2 is beyond the point's reach
+    text = "(declare-const s0 Int)\n(set-info :example-s0 6)\n" \
+           "(assert (> s0 1))\n(assert (< s0 5))\n(assert (> s0 100))\n"
+    assert _violations(text, Truth.TRUE) == ((1,), 1)  # 'implied' at 1, but the point satisfies 0 and not 1
+    assert _violations(text, Truth.FALSE) == ((0,), 1)  # 'refuted' at 0, which holds at the point
+    consistent = "(declare-const s0 Int)\n(set-info :example-s0 6)\n(assert (> s0 1))\n(assert (< s0 7))\n"
+    assert _violations(consistent, Truth.FALSE) == ((0, 1), None)
+    assert _violations(consistent, Truth.TRUE) == ((), None)
+    unbacked = "(declare-const s0 Int)\n(set-info :example-s0 6)\n(declare-const u0 Int)\n" \
+               "(assert (> u0 s0))\n(assert (< s0 5))\n"
+    assert _violations(unbacked, Truth.TRUE) == ((), 1)  # u0 has no value: the point is no model of assert 0

@@ -23,9 +23,13 @@ from absint.reasoning.verdict import Truth, Verdict
 
 @attrs.frozen(slots=True)
 class ProgramAnalysis:
+    """``inconsistent_at``: the first assert that is false at the example point (the
+    hints contradict the file), or None."""
+
     verdicts: tuple[Verdict, ...]
     contradiction: int | None
     example_violations: tuple[int, ...]
+    inconsistent_at: int | None = None
 
     @property
     def letters(self) -> str:
@@ -34,38 +38,70 @@ class ProgramAnalysis:
     def layer_counts(self) -> dict[str, int]:
         return dict(Counter(v.by.value for v in self.verdicts if v.truth is not Truth.UNKNOWN))
 
+    @property
+    def warning(self) -> str | None:
+        if self.inconsistent_at is None:
+            return None
+        return f"example point violates assert {self.inconsistent_at}: hints inconsistent"
+
 
 def analyze_program(program: Program, check_example: bool = True, reasoner: Reasoner | None = None) -> ProgramAnalysis:
     """Decide each assert given the ones before it, then assume it.
 
-    With ``check_example``, every verdict is checked at the example point (all
-    asserts hold there): a FALSE, or a TRUE on an assert that is false there,
-    is a soundness bug and is listed in ``example_violations``.
+    With ``check_example``, the verdicts are checked at the example point
+    (:func:`example_violations`); a violation is a soundness bug.
     """
     r = reasoner if reasoner is not None else Reasoner()
     r.prefer_to_eliminate(s.term for s in program.symbols if s.backed)
-    point = program.hints() if check_example else None
-    memo: dict = {}
     verdicts = []
-    violations = []
     contradiction = None
     for fact in program.facts:
-        v = r.decide(fact.term)
-        verdicts.append(v)
-        if point is not None and v.truth is not Truth.UNKNOWN:
-            if v.truth is Truth.FALSE or not _holds(fact.term, point, memo):
-                violations.append(fact.index)
+        verdicts.append(r.decide(fact.term))
         r.assume(fact.term)
         if contradiction is None and r.contradiction:
             contradiction = fact.index
-    return ProgramAnalysis(tuple(verdicts), contradiction, tuple(violations))
+    if not check_example:
+        return ProgramAnalysis(tuple(verdicts), contradiction, ())
+    values = example_values(program)
+    broken = next((f.index for f, value in zip(program.facts, values) if value is False), None)
+    return ProgramAnalysis(tuple(verdicts), contradiction, example_violations(program, verdicts, values), broken)
 
 
-def _holds(term, point, memo) -> bool:
-    try:
-        return evaluate(term, point, memo) is True
-    except NotEvaluable:
-        return True  # unbacked symbols: nothing to check at this point
+def example_values(program: Program) -> list[bool | None]:
+    """Each assert's truth at the example point; None where it cannot be evaluated (unbacked symbols)."""
+    point = program.hints()
+    memo: dict = {}
+    out: list[bool | None] = []
+    for fact in program.facts:
+        try:
+            out.append(evaluate(fact.term, point, memo) is True)
+        except NotEvaluable:
+            out.append(None)
+    return out
+
+
+def example_violations(program: Program, verdicts: list[Verdict], values: list[bool | None]) -> tuple[int, ...]:
+    """The asserts whose verdict the example point contradicts.
+
+    If every assert holds at the point (or cannot be evaluated there), the point
+    stands for the traced run in which all of them held, so a FALSE anywhere is a
+    bug. If an assert is false there, the hints are inconsistent and the point
+    stands for nothing beyond it: a verdict is checked only up to the first such
+    assert, and only where the point fully evaluates that assert and every one
+    before it (then the point is a real model of them): a TRUE on an assert false
+    there, or a FALSE on one true there, is still a bug.
+    """
+    if all(value is not False for value in values):
+        return tuple(f.index for f, v in zip(program.facts, verdicts) if v.truth is Truth.FALSE)
+    out = []
+    for fact, v, value in zip(program.facts, verdicts, values):
+        if value is None:
+            break
+        if v.truth is not Truth.UNKNOWN and (v.truth is Truth.TRUE) is not value:
+            out.append(fact.index)
+        if value is False:
+            break
+    return tuple(out)
 
 
 def analyze_file(path: str, max_size: int = 0) -> FileRecord:
@@ -97,5 +133,5 @@ def record_of(loaded: LoadedFile, start: float) -> FileRecord:
     return FileRecord(
         name, len(loaded.program.facts), analysis.letters, round(time.process_time() - start, 6), None,
         loaded.digest, round(parsed - start, 6), analysis.layer_counts(), analysis.contradiction,
-        analysis.example_violations,
+        analysis.example_violations, analysis.warning,
     )

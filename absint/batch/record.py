@@ -8,8 +8,11 @@ order: ``file`` (base name), ``asserts``, ``verdicts`` (one letter per assert:
 program was analysed, ``parse_seconds``, ``layers`` (verdicts per deciding
 layer), ``contradiction`` (index of the assert after which the facts became
 contradictory, or null) and ``example_violations`` (asserts whose verdict is
-contradicted by the example point: must be empty). Last, ``attempts`` (2) on
-the record of a file whose process died again when ``--resume`` retried it.
+contradicted by the example point: must be empty), and ``warning`` where
+there is one (``example point violates assert N: hints inconsistent``: the
+file's hints break one of its own asserts, so its verdicts are checked only up
+to that assert). Last, ``attempts`` (2) on the record of a file whose process
+died again when ``--resume`` retried it.
 
 Keeping the producers on one class is what keeps the JSON the same whichever
 path (analysis, parse error, timeout, dead worker, Dask) made a record.
@@ -61,6 +64,7 @@ class FileRecord:
     layers: tuple[tuple[str, int], ...] = attrs.field(default=(), converter=_pairs)
     contradiction: int | None = None
     example_violations: tuple[int, ...] = attrs.field(default=(), converter=tuple)
+    warning: str | None = None
     attempts: int = 1
 
     # ------------------------------------------------------------ constructors
@@ -125,6 +129,8 @@ class FileRecord:
         if self.analysed:
             out.update(parse_seconds=self.parse_seconds, layers=dict(self.layers),
                        contradiction=self.contradiction, example_violations=list(self.example_violations))
+        if self.warning is not None:
+            out["warning"] = self.warning
         if self.attempts > 1:
             out["attempts"] = self.attempts
         return out
@@ -137,7 +143,7 @@ class FileRecord:
                 str(obj["file"]), int(obj.get("asserts") or 0), str(obj.get("verdicts") or ""),
                 obj.get("seconds", 0.0), obj.get("error"), obj.get("sha256"), obj.get("parse_seconds"),
                 obj.get("layers") or (), obj.get("contradiction"), obj.get("example_violations") or (),
-                int(obj.get("attempts") or 1),
+                obj.get("warning"), int(obj.get("attempts") or 1),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ValueError(f"not a file record: {e}") from None

@@ -67,7 +67,9 @@ resume: with --resume, files whose name and SHA-256 are already in OUT are
   only the files in flight. Two runs cannot share OUT: the second is refused.
 exit status: 0 if every file was analysed without error and no verdict is
   contradicted by a file's example point (a soundness bug, reported loudly);
-  1 otherwise; 2 on a usage error.
+  1 otherwise; 2 on a usage error. A file whose example point breaks one of its
+  own asserts ("hints inconsistent") is a warning, not a failure: its verdicts
+  are checked at the point only up to that assert.
 """
 
 
@@ -222,7 +224,7 @@ class _Live:
         rate = self.asserts / max(time.monotonic() - self.start, 1e-9)
         self._bar.update(self._id, advance=max(task.size, 1), files=self.files, rate=f"{rate:,.0f}",
                          last=task.name)
-        if record.error or record.example_violations:
+        if record.error or record.example_violations or record.warning:
             self._bar.console.print(Text(file_line(record), style="bold red"))
 
 
@@ -240,6 +242,8 @@ def file_line(record: FileRecord) -> str:
         line += f", contradictory after assert {record.contradiction}"
     if record.example_violations:
         line += f", SOUNDNESS BUG at asserts {list(record.example_violations)}"
+    if record.warning:
+        line += f", WARNING {record.warning}"
     return line
 
 
@@ -367,6 +371,9 @@ def report(args, records: list[FileRecord], new: int, wall: float, where: str) -
         if r.example_violations:
             err.print(Text(f"SOUNDNESS BUG: {r.file}: verdicts contradicted by the example point "
                            f"at asserts {list(r.example_violations)}", style="bold red"))
+        if r.warning:
+            err.print(Text(f"WARNING: {r.file}: {r.warning} (verdicts checked up to that assert)",
+                           style="yellow"))
     return s
 
 
