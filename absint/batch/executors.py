@@ -298,7 +298,7 @@ def run_isolated(path: str, name: str, timeout: float, max_memory: int, max_size
     return record.with_sha256(content_digest(data))
 
 
-def _preload() -> None:
+def preload() -> None:
     """Import what the analysis needs once, so each forked child starts warm."""
     import importlib
     import pkgutil
@@ -324,7 +324,7 @@ def worker_main(fd: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn = Connection(fd)
     faults = parse_faults(os.environ.get(FAULT_ENV))
-    _preload()
+    preload()
     conn.send(("ready", os.getpid()))
     while True:
         try:

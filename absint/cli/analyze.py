@@ -35,10 +35,9 @@ from absint.batch.executors import (
 )
 from absint.batch.jsonl import JsonlSink, ResultsBusy, read_records
 from absint.batch.record import FileRecord, readable
-from absint.readers.files import DEFAULT_MAX_FILE_SIZE, MB, file_sha256
+from absint.cli.budgets import add_budget_arguments
+from absint.readers.files import MB, file_sha256
 
-DEFAULT_TIMEOUT = 300.0
-DEFAULT_MAX_MEMORY = 4096
 SLOWEST = 5
 
 EPILOG = """\
@@ -89,14 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the records already in OUT (same file name and SHA-256) and analyse only the rest")
     parser.add_argument("--jobs", "-j", type=int, default=_cores(), metavar="N",
                         help="worker processes of the local executor (default: all cores, here %(default)s)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
-                        help="wall-clock limit per file in seconds, 0 for none (default %(default)g)")
-    parser.add_argument("--max-memory", type=int, default=DEFAULT_MAX_MEMORY, metavar="MB",
-                        help="address-space limit of the process analysing a file, 0 for none "
-                             "(default %(default)s)")
-    parser.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_FILE_SIZE, metavar="MB",
-                        help="a larger file is not read (its record says so), 0 for no limit "
-                             "(default %(default)s)")
+    add_budget_arguments(parser)
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
                         help="local process pool (default), or an existing Dask cluster (needs --scheduler "
                              "and the 'dask' extra; file contents are sent to the workers, which need absint "

@@ -1,0 +1,63 @@
+"""Per-file budgets, the same on every command: ``--timeout``, ``--max-memory``, ``--max-file-size``.
+
+One file must not stop a command over many: each file's work runs in a forked
+process (:func:`absint.batch.executors.run_forked`, the machinery ``analyze``'s
+workers use), killed past the time limit and failing past the memory limit,
+while the command goes on with the next file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Callable, TypeVar
+
+from absint.batch.executors import FAULT_ENV, parse_faults, preload, run_forked
+from absint.readers.files import DEFAULT_MAX_FILE_SIZE, MB
+
+DEFAULT_TIMEOUT = 300.0  # seconds per file; the slowest corpus file takes about 2 s
+DEFAULT_MAX_MEMORY = 4096  # MB per file
+
+T = TypeVar("T")
+
+
+def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--timeout``, ``--max-memory`` and ``--max-file-size``, with the same defaults everywhere."""
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+                        help="wall-clock limit per file in seconds, 0 for none (default %(default)g)")
+    parser.add_argument("--max-memory", type=int, default=DEFAULT_MAX_MEMORY, metavar="MB",
+                        help="address-space limit of the process working on a file, 0 for none "
+                             "(default %(default)s)")
+    parser.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_FILE_SIZE, metavar="MB",
+                        help="a larger file is not read (an error for that file), 0 for no limit "
+                             "(default %(default)s)")
+
+
+def budget_problem(args: argparse.Namespace) -> str | None:
+    """The usage error in the budget options, if any."""
+    if args.timeout < 0 or args.max_memory < 0 or args.max_file_size < 0:
+        return "--timeout, --max-memory and --max-file-size must be >= 0"
+    return None
+
+
+def max_size(args: argparse.Namespace) -> int:
+    """``--max-file-size`` in bytes (0: no limit)."""
+    return args.max_file_size * MB
+
+
+def warm_up() -> None:
+    """Import the analysis once in the command's process, so each forked file starts warm."""
+    preload()
+
+
+def within_budget(job: Callable[[], T], name: str, args: argparse.Namespace) -> tuple[T | None, str | None]:
+    """``job()`` in a forked process under the budgets: ``(value, None)``, or ``(None, message)``
+    with the message ``NAME: timeout after N s`` (``memory limit exceeded (N MB)``, ...).
+
+    ``ABSINT_FAULT_INJECTION`` applies, by base name, as in ``analyze`` (tests only).
+    """
+    fault = parse_faults(os.environ.get(FAULT_ENV)).get(os.path.basename(name))
+    out = run_forked(job, args.timeout, args.max_memory, fault)
+    if out.kind == "ok":
+        return out.value, None
+    return None, f"{name}: {out.message(args.timeout)}"
