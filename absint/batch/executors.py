@@ -121,23 +121,24 @@ def parse_faults(text: str | None) -> dict[str, str]:
 _prctl = None
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this process when its parent (thread) exits.
-
-    The ``prctl`` handle is looked up once per worker (~10 ms) and inherited by
-    the forked analysis processes.
-    """
+def _prctl_handle():
+    """Linux's ``prctl``, looked up once per process (~20 ms) so that forked children inherit it."""
     global _prctl
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        if _prctl is None:
+    if _prctl is None and sys.platform.startswith("linux"):
+        try:
             import ctypes
 
             _prctl = ctypes.CDLL(None, use_errno=True).prctl
-        _prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+        except (OSError, AttributeError):
+            _prctl = False
+    return _prctl or None
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent (thread) exits."""
+    prctl = _prctl_handle()
+    if prctl is not None:
+        prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -302,6 +303,8 @@ def preload() -> None:
     """Import what the analysis needs once, so each forked child starts warm."""
     import importlib
     import pkgutil
+
+    _prctl_handle()
 
     import absint.batch.analyze  # noqa: F401
 

@@ -295,7 +295,7 @@ def run(args) -> int:
         return 2
     options = dict(names=args.symbols, outputs=args.outputs, int32=args.int32, smtlib=args.smtlib,
                    max_size=max_size(args))
-    warm_up()
+    warm_up(lambda path: bounds_of_file(path, **options))
     failed = usage = 0
     for path in files:
         report, over = within_budget(lambda: bounds_of_file(path, **options), path, args)

@@ -104,7 +104,7 @@ def run(args) -> int:
     if problem is not None:
         print(f"absint check: {problem}", file=sys.stderr)
         return 2
-    warm_up()
+    warm_up(lambda path: check_file(path))
     failed = 0
     for f in files:
         name = os.path.basename(f)
