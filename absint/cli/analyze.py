@@ -49,7 +49,8 @@ output:
           summary table (files, asserts, implied/refuted/open, errors, timeouts,
           CPU and wall time, slowest files); with --stats, verdicts per layer.
   --jsonl one JSON object per file, appended as each file finishes, rewritten
-          sorted by file name at the end.
+          sorted by file name at the end (keeping the file's mode); a file
+          name that is not UTF-8 is written with its bad bytes as \\xff.
 limits: only regular files are read, by the workers, and only up to
   --max-file-size ("cannot read: too large"); a FIFO, device or socket named
   *.smt2 is never opened for reading ("cannot read: not a regular file (a
@@ -66,9 +67,10 @@ resume: with --resume, files whose name and SHA-256 are already in OUT are
   only the files in flight. Two runs cannot share OUT: the second is refused.
 exit status: 0 if every file was analysed without error and no verdict is
   contradicted by a file's example point (a soundness bug, reported loudly);
-  1 otherwise; 2 on a usage error. A file whose example point breaks one of its
-  own asserts ("hints inconsistent") is a warning, not a failure: its verdicts
-  are checked at the point only up to that assert.
+  1 otherwise; 2 on a usage error (also: OUT cannot be written, or another
+  run holds it), before any file is analysed. A file whose example point
+  breaks one of its own asserts ("hints inconsistent") is a warning, not a
+  failure: its verdicts are checked at the point only up to that assert.
 """
 
 
