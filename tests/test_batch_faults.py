@@ -297,3 +297,32 @@ def test_a_point_that_is_a_real_model_of_the_asserts_before_still_catches_a_wron
     unbacked = "(declare-const s0 Int)\n(set-info :example-s0 6)\n(declare-const u0 Int)\n" \
                "(assert (> u0 s0))\n(assert (< s0 5))\n"
     assert _violations(unbacked, Truth.TRUE) == ((), 1)  # u0 has no value: the point is no model of assert 0
+
+
+def test_two_processes_on_one_results_file_the_second_is_refused_and_the_first_keeps_all(tmp_path):
+    import time
+
+    good(tmp_path)
+    good(tmp_path, "slow.smt2", 4)
+    out = tmp_path / "out.jsonl"
+    env = dict(os.environ, PYTHONPATH=REPO, **{FAULT_ENV: "sleep:slow.smt2"})  # slow.smt2 takes the 5 s limit
+    first = subprocess.Popen([sys.executable, "-m", "absint", "analyze", str(tmp_path), "--jsonl", str(out),
+                              "--timeout", "5", "--jobs", "2", "--quiet"], cwd=REPO, env=env,
+                             stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60  # good.smt2's record written: the run is under way (and holds OUT)
+        while time.monotonic() < deadline and first.poll() is None and \
+                not (out.exists() and out.read_bytes().count(b"\n") >= 1):
+            time.sleep(0.05)
+        assert first.poll() is None, "the first run ended before the second started"
+        second = analyze_process(tmp_path, "--jsonl", out, "--quiet", timeout=60)
+        assert second.returncode == 2
+        assert second.stderr == f"absint analyze: {out} is in use by another absint analyze run; " \
+                                "not started (wait for it, or write to another file)\n"
+        assert first.wait(timeout=120) == 1  # slow.smt2 timed out
+    finally:
+        if first.poll() is None:
+            first.kill()
+    recs = by_file(out)
+    assert sorted(recs) == ["good.smt2", "slow.smt2"]
+    assert recs["slow.smt2"]["error"] == "timeout: exceeded 5 s"
