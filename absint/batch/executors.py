@@ -18,10 +18,12 @@ Three levels of process, so that no file can take a run down with it:
 Every outcome is a :class:`absint.batch.record.FileRecord`: ``error`` is
 ``timeout: exceeded S s``, ``memory limit exceeded (N MB)``,
 ``worker died (signal SIGSEGV)`` / ``worker died (exit code N)``,
-``internal error: ...`` (an exception escaped ``analyze_file``), or the parse
-error. Workers die with the parent (``PR_SET_PDEATHSIG`` on Linux, EOF on
-their pipe otherwise), and ignore SIGINT so that Ctrl-C stops the run without
-turning the files in flight into error records.
+``internal error: ...`` (an exception escaped the analysis), the parse
+error, or ``PATH: cannot read: ...`` (also ``not a regular file (a FIFO)`` and
+``too large``: the worker reads a file only if it is a regular one within
+``--max-file-size``). Workers die with the parent (``PR_SET_PDEATHSIG`` on
+Linux, EOF on their pipe otherwise), and ignore SIGINT so that Ctrl-C stops the
+run without turning the files in flight into error records.
 
 Fault injection (tests only): ``ABSINT_FAULT_INJECTION="KIND:FILE[,KIND:FILE...]"``
 in the workers' environment, where FILE is a base name and KIND is
@@ -53,6 +55,8 @@ from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Iterator, Sequence
+
+import attrs
 
 from absint.batch.record import DEATH, FileRecord, memory_reason, timeout_reason
 from absint.readers.files import UnreadableFile, content_digest, file_sha256, read_regular
@@ -147,7 +151,7 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-@dataclass(frozen=True)
+@attrs.frozen(slots=True)
 class Outcome:
     """What a job run in a forked process came to: its value, or why there is none.
 
