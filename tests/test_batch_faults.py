@@ -224,7 +224,7 @@ def test_resume_retries_a_file_whose_process_died_once(tmp_path, monkeypatch):
 def test_a_retried_file_that_now_succeeds_gets_the_ordinary_record(tmp_path, monkeypatch):
     good(tmp_path, "victim.smt2", 4)
     out, fresh = tmp_path / "out.jsonl", tmp_path / "fresh.jsonl"
-    monkeypatch.setenv(FAULT_ENV, "kill:victim.smt2")
+    monkeypatch.setenv(FAULT_ENV, "exit:victim.smt2")  # worker died (exit code 70): a death too
     assert analyze(tmp_path / "victim.smt2", "--jsonl", out, "--quiet") == 1
     monkeypatch.delenv(FAULT_ENV)
     assert analyze(tmp_path / "victim.smt2", "--jsonl", out, "--quiet", "--resume") == 0
