@@ -89,15 +89,21 @@ def test_the_parent_plans_without_reading_a_file(tmp_path, monkeypatch):
 
 
 def test_read_regular_refuses_what_is_not_a_regular_file_or_too_large(tmp_path):
+    import socket
+
     os.mkfifo(tmp_path / "fifo")
     (tmp_path / "f").write_bytes(b"12345")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
     assert files.read_regular(str(tmp_path / "f"), 5) == b"12345"
     for path, limit, reason in ((tmp_path / "fifo", 0, "not a regular file (a FIFO)"),
+                                (tmp_path / "sock", 0, "not a regular file (a socket)"),
                                 (tmp_path, 0, "not a regular file (a directory)"),
                                 (tmp_path / "f", 4, "too large (5 bytes")):
         with pytest.raises(files.UnreadableFile, match=re.escape(reason)):
             files.read_regular(str(path), limit)
     assert files.file_sha256(str(tmp_path / "fifo")) is None
+    sock.close()
 
 
 def test_max_file_size_is_documented_and_checked(capsys):
