@@ -46,7 +46,7 @@ def family(name: str) -> str:
 def _analyze(path: str) -> dict:
     from absint.batch.analyze import analyze_file
 
-    return analyze_file(path)
+    return analyze_file(path).to_json()
 
 
 def run_analysis(corpus: Path, jobs: int) -> list[dict]:

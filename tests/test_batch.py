@@ -24,6 +24,7 @@ from absint.readers import files
 from absint.batch import jsonl
 from absint.cli import analyze as batch
 from absint.batch.executors import FAULT_ENV, Task, parse_faults
+from absint.batch.record import FileRecord
 from benchmarks import generators as G
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -138,7 +139,8 @@ def test_plan_starts_largest_files_first_and_merges_identical_ones(tmp_path):
 
 def test_split_resumed_skips_recorded_files_and_drops_stale_records():
     tasks = [Task("d/a", "a", 1, "h1"), Task("d/b", "b", 1, "h2"), Task("d/c", "c", 1, "h3")]
-    old = [{"file": "a", "sha256": "h1"}, {"file": "b", "sha256": "old"}, {"file": "z", "sha256": "h9"}]
+    old = [FileRecord.from_json(r) for r in
+           ({"file": "a", "sha256": "h1"}, {"file": "b", "sha256": "old"}, {"file": "z", "sha256": "h9"})]
     kept, todo = batch.split_resumed(tasks, old)
     assert set(kept) == {("a", "h1"), ("z", "h9")}  # b changed: stale; z is not in this run: kept
     assert [t.name for t in todo] == ["b", "c"]
@@ -212,7 +214,7 @@ def test_good_records_are_those_of_analyze_file_in_a_fresh_interpreter(tmp_path)
     assert analyze(d, "--jsonl", out, "--jobs", 1, "--quiet") == 0
     fresh = subprocess.run(
         [sys.executable, "-c", "import json, sys; from absint.batch.analyze import analyze_file; "
-         "print(json.dumps([analyze_file(p) for p in sys.argv[1:]]))", *[str(d / n) for n in names]],
+         "print(json.dumps([analyze_file(p).to_json() for p in sys.argv[1:]]))", *[str(d / n) for n in names]],
         capture_output=True, text=True, check=True, cwd=REPO).stdout
     expected = sorted((jsonl.without_timing(r) for r in json.loads(fresh)), key=jsonl.record_key)
     assert untimed(out) == expected
@@ -237,7 +239,7 @@ def test_exit_status_zero_and_stats_per_layer(tmp_path, capsys):
     write_good(d, GOOD[:2])
     out = tmp_path / "out.jsonl"
     assert analyze(d, "--jsonl", out, "--stats", "--quiet") == 0
-    totals = batch.layer_totals(records(out))
+    totals = batch.layer_totals([FileRecord.from_json(r) for r in records(out)])
     assert sum(totals.values()) == sum(len(r["verdicts"]) - r["verdicts"].count("?") for r in records(out))
     stdout = capsys.readouterr().out
     assert "verdicts per layer" in stdout
@@ -272,8 +274,7 @@ def test_soundness_bugs_are_loud_and_fail_the_run(tmp_path, monkeypatch, capsys)
     class Buggy:
         def run(self, tasks):
             for t in tasks:
-                yield t, {"file": t.name, "asserts": 2, "verdicts": "TF", "seconds": 0.0, "error": None,
-                          "sha256": t.sha256, "example_violations": [1]}
+                yield t, FileRecord(t.name, 2, "TF", 0.0, None, t.sha256, 0.0, example_violations=[1])
 
     monkeypatch.setattr(batch, "_executor", lambda args: (Buggy(), "test"))
     (tmp_path / "a.smt2").write_text(UNKNOWN_OP)

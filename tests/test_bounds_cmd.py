@@ -236,3 +236,43 @@ def test_directory_without_smt2_files_is_a_usage_error(tmp_path, capsys):
     code, out, err = bounds(capsys, str(tmp_path))
     assert code == 2 and out == ""
     assert err == "absint bounds: no .smt2 files found\n"
+
+
+# ------------------------------------------------------------------ budgets
+
+
+def test_a_file_over_the_time_limit_is_reported_and_the_others_still_bounded(tmp_path, capsys):
+    from benchmarks.generators import le_chain
+
+    slow = tmp_path / "a_slow.smt2"
+    slow.write_text(le_chain(100_000, 0))  # far beyond 2 s
+    good = tmp_path / "nonzero.smt2"
+    good.write_text(NONZERO)
+    code = main(["bounds", str(tmp_path), "--timeout", "2", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert err == f"{slow}: timeout after 2 s\n"
+    reports = [json.loads(line) for line in out.splitlines()]
+    assert reports[0]["error"] == f"{slow}: timeout after 2 s"
+    assert reports[1]["error"] is None and reports[1]["symbols"]
+
+
+def test_a_file_over_the_memory_limit_is_reported_and_the_others_still_bounded(tmp_path, monkeypatch, capsys):
+    from absint.batch.executors import FAULT_ENV
+
+    monkeypatch.setenv(FAULT_ENV, "memory:hog.smt2")
+    (tmp_path / "hog.smt2").write_text(NONZERO)
+    (tmp_path / "nonzero.smt2").write_text(NONZERO)
+    assert main(["bounds", str(tmp_path), "--max-memory", "256"]) == 1
+    out, err = capsys.readouterr()
+    assert err == f"{tmp_path / 'hog.smt2'}: memory limit exceeded (256 MB)\n"
+    assert "nonzero.smt2: 5 asserts" in out
+
+
+def test_bounds_budget_options_are_documented(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["bounds", "--help"])
+    out = capsys.readouterr().out
+    assert "--timeout S" in out and "--max-memory MB" in out and "--max-file-size MB" in out

@@ -131,3 +131,49 @@ def test_cli_check_searches_directories(tmp_path, capsys):
 def test_cli_check_exits_2_when_no_files_are_found(tmp_path, capsys):
     assert main(["check", str(tmp_path)]) == 2
     assert "no .smt2 files" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ budgets
+
+
+def test_a_file_over_the_time_limit_is_reported_and_the_others_are_still_checked(tmp_path, capsys):
+    from benchmarks.generators import le_chain
+
+    write(tmp_path, "a_slow.smt2", le_chain(100_000, 0))  # about 10 s of reading alone
+    write(tmp_path, "good.smt2", GOOD)
+    code = main(["check", str(tmp_path), "--timeout", "2"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.err == "a_slow.smt2: timeout after 2 s\n"
+    assert "good.smt2: ok" in captured.out and "2 file(s), 1 with a problem" in captured.out
+
+
+def test_a_file_over_the_memory_limit_is_reported_and_the_others_are_still_checked(tmp_path, monkeypatch, capsys):
+    from absint.batch.executors import FAULT_ENV
+
+    monkeypatch.setenv(FAULT_ENV, "memory:hog.smt2")  # the process checking hog.smt2 allocates too much
+    write(tmp_path, "hog.smt2", GOOD)
+    write(tmp_path, "good.smt2", GOOD)
+    assert main(["check", str(tmp_path), "--max-memory", "256"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "hog.smt2: memory limit exceeded (256 MB)\n"
+    assert "good.smt2: ok" in captured.out
+
+
+def test_check_budget_options_are_documented_and_checked(tmp_path, capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    out = capsys.readouterr().out
+    assert "--timeout S" in out and "--max-memory MB" in out and "--max-file-size MB" in out
+    assert "timeout after" in out
+    assert main(["check", write(tmp_path, "good.smt2", GOOD), "--timeout", "-1"]) == 2
+
+
+def test_check_reads_only_regular_files(tmp_path, capsys):
+    import os
+
+    os.mkfifo(tmp_path / "fifo.smt2")
+    assert main(["check", str(tmp_path / "fifo.smt2"), "--timeout", "60"]) == 1
+    assert "not a regular file (a FIFO)" in capsys.readouterr().out

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.corpus
 def _analyze(path: str) -> dict:
     from absint.batch.analyze import analyze_file
 
-    return analyze_file(path)
+    return analyze_file(path).to_json()
 
 
 @pytest.fixture(scope="module")

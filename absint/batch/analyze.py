@@ -1,38 +1,35 @@
 """One program: every assert decided against the asserts before it, then assumed.
 
-The record a file produces is a contract (``absint analyze --jsonl``): later
-tools and users read it. Its keys: ``file`` (base name), ``asserts``,
-``verdicts`` (one letter per assert: ``T`` implied by the earlier asserts,
-``F`` refuted by them, ``?`` not decided), ``seconds`` (CPU, parse included),
-``error`` (null or the message); plus ``sha256``, ``parse_seconds``, ``layers``
-(verdicts per deciding layer), ``contradiction`` (index of the assert after which
-the facts became contradictory, or null) and ``example_violations`` (asserts whose
-verdict is contradicted by the example point: must be empty).
+A file's outcome is a :class:`absint.batch.record.FileRecord` (the
+``absint analyze --jsonl`` contract is documented there).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections import Counter
-from typing import Any
 
 import attrs
 
 from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.program import Program
 from absint.reasoning.reasoner import Reasoner
-from absint.readers.smtlib import SmtLibError, parse_bytes
+from absint.batch.record import FileRecord
+from absint.readers.files import LoadedFile, load_bytes, load_program
 from absint.lang.terms import fresh_table
 from absint.reasoning.verdict import Truth, Verdict
 
 
 @attrs.frozen(slots=True)
 class ProgramAnalysis:
+    """``inconsistent_at``: the first assert that is false at the example point (the
+    hints contradict the file), or None."""
+
     verdicts: tuple[Verdict, ...]
     contradiction: int | None
     example_violations: tuple[int, ...]
+    inconsistent_at: int | None = None
 
     @property
     def letters(self) -> str:
@@ -41,80 +38,100 @@ class ProgramAnalysis:
     def layer_counts(self) -> dict[str, int]:
         return dict(Counter(v.by.value for v in self.verdicts if v.truth is not Truth.UNKNOWN))
 
+    @property
+    def warning(self) -> str | None:
+        if self.inconsistent_at is None:
+            return None
+        return f"example point violates assert {self.inconsistent_at}: hints inconsistent"
+
 
 def analyze_program(program: Program, check_example: bool = True, reasoner: Reasoner | None = None) -> ProgramAnalysis:
     """Decide each assert given the ones before it, then assume it.
 
-    With ``check_example``, every verdict is checked at the example point (all
-    asserts hold there): a FALSE, or a TRUE on an assert that is false there,
-    is a soundness bug and is listed in ``example_violations``.
+    With ``check_example``, the verdicts are checked at the example point
+    (:func:`example_violations`); a violation is a soundness bug.
     """
     r = reasoner if reasoner is not None else Reasoner()
     r.prefer_to_eliminate(s.term for s in program.symbols if s.backed)
-    point = program.hints() if check_example else None
-    memo: dict = {}
     verdicts = []
-    violations = []
     contradiction = None
     for fact in program.facts:
-        v = r.decide(fact.term)
-        verdicts.append(v)
-        if point is not None and v.truth is not Truth.UNKNOWN:
-            if v.truth is Truth.FALSE or not _holds(fact.term, point, memo):
-                violations.append(fact.index)
+        verdicts.append(r.decide(fact.term))
         r.assume(fact.term)
         if contradiction is None and r.contradiction:
             contradiction = fact.index
-    return ProgramAnalysis(tuple(verdicts), contradiction, tuple(violations))
+    if not check_example:
+        return ProgramAnalysis(tuple(verdicts), contradiction, ())
+    values = example_values(program)
+    broken = next((f.index for f, value in zip(program.facts, values) if value is False), None)
+    return ProgramAnalysis(tuple(verdicts), contradiction, example_violations(program, verdicts, values), broken)
 
 
-def _holds(term, point, memo) -> bool:
-    try:
-        return evaluate(term, point, memo) is True
-    except NotEvaluable:
-        return True  # unbacked symbols: nothing to check at this point
+def example_values(program: Program) -> list[bool | None]:
+    """Each assert's truth at the example point; None where it cannot be evaluated (unbacked symbols)."""
+    point = program.hints()
+    memo: dict = {}
+    out: list[bool | None] = []
+    for fact in program.facts:
+        try:
+            out.append(evaluate(fact.term, point, memo) is True)
+        except NotEvaluable:
+            out.append(None)
+    return out
 
 
-def file_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def example_violations(program: Program, verdicts: list[Verdict], values: list[bool | None]) -> tuple[int, ...]:
+    """The asserts whose verdict the example point contradicts.
+
+    If every assert holds at the point (or cannot be evaluated there), the point
+    stands for the traced run in which all of them held, so a FALSE anywhere is a
+    bug. If an assert is false there, the hints are inconsistent and the point
+    stands for nothing beyond it: a verdict is checked only up to the first such
+    assert, and only where the point fully evaluates that assert and every one
+    before it (then the point is a real model of them): a TRUE on an assert false
+    there, or a FALSE on one true there, is still a bug.
+    """
+    if all(value is not False for value in values):
+        return tuple(f.index for f, v in zip(program.facts, verdicts) if v.truth is Truth.FALSE)
+    out = []
+    for fact, v, value in zip(program.facts, verdicts, values):
+        if value is None:
+            break
+        if v.truth is not Truth.UNKNOWN and (v.truth is Truth.TRUE) is not value:
+            out.append(fact.index)
+        if value is False:
+            break
+    return tuple(out)
 
 
-def analyze_file(path: str) -> dict[str, Any]:
-    """The JSONL record of one file; never raises for a bad file (the error is in the record).
+def analyze_file(path: str, max_size: int = 0) -> FileRecord:
+    """The record of one file; never raises for a bad file (the error is in the record).
 
     The file is analysed in a fresh term table, so its record does not depend on
     which files the same process analysed before (term ids break ties).
     """
     with fresh_table():
-        return _analyze_file(path)
+        start = time.process_time()
+        return record_of(load_program(path, max_size=max_size), start)
 
 
-def _analyze_file(path: str) -> dict[str, Any]:
-    name = os.path.basename(path)
-    start = time.process_time()
-    record: dict[str, Any] = {"file": name, "asserts": 0, "verdicts": "", "seconds": 0.0, "error": None}
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        record["error"] = f"{path}: cannot read: {e.strerror or e}"
-        return record
-    record["sha256"] = file_digest(data)
-    try:
-        program = parse_bytes(data, name)
-    except SmtLibError as e:
-        record["error"] = str(e)
-        record["seconds"] = round(time.process_time() - start, 6)
-        return record
+def analyze_bytes(path: str, data: bytes) -> FileRecord:
+    """:func:`analyze_file` of bytes already read from ``path`` (by a batch worker)."""
+    with fresh_table():
+        start = time.process_time()
+        return record_of(load_bytes(path, data, start=start), start)
+
+
+def record_of(loaded: LoadedFile, start: float) -> FileRecord:
+    """The record of a loaded file; ``start``: the CPU clock when reading began."""
+    name = os.path.basename(loaded.path)
+    if loaded.program is None:
+        return FileRecord.failed(name, str(loaded.error), 0.0 if loaded.digest is None else
+                                 time.process_time() - start, loaded.digest)
     parsed = time.process_time()
-    analysis = analyze_program(program)
-    record.update(
-        asserts=len(program.facts),
-        verdicts=analysis.letters,
-        seconds=round(time.process_time() - start, 6),
-        parse_seconds=round(parsed - start, 6),
-        layers=analysis.layer_counts(),
-        contradiction=analysis.contradiction,
-        example_violations=list(analysis.example_violations),
+    analysis = analyze_program(loaded.program)
+    return FileRecord(
+        name, len(loaded.program.facts), analysis.letters, round(time.process_time() - start, 6), None,
+        loaded.digest, round(parsed - start, 6), analysis.layer_counts(), analysis.contradiction,
+        analysis.example_violations, analysis.warning,
     )
-    return record

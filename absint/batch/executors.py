@@ -15,18 +15,21 @@ Three levels of process, so that no file can take a run down with it:
   depending on which files it analysed before. Forking costs about a
   millisecond.
 
-Every outcome is a record (see :mod:`absint.batch.analyze`): ``error`` is
+Every outcome is a :class:`absint.batch.record.FileRecord`: ``error`` is
 ``timeout: exceeded S s``, ``memory limit exceeded (N MB)``,
 ``worker died (signal SIGSEGV)`` / ``worker died (exit code N)``,
-``internal error: ...`` (an exception escaped ``analyze_file``), or the parse
-error. Workers die with the parent (``PR_SET_PDEATHSIG`` on Linux, EOF on
-their pipe otherwise), and ignore SIGINT so that Ctrl-C stops the run without
-turning the files in flight into error records.
+``internal error: ...`` (an exception escaped the analysis), the parse
+error, or ``PATH: cannot read: ...`` (also ``not a regular file (a FIFO)`` and
+``too large``: the worker reads a file only if it is a regular one within
+``--max-file-size``). Workers die with the parent (``PR_SET_PDEATHSIG`` on
+Linux, EOF on their pipe otherwise), and ignore SIGINT so that Ctrl-C stops the
+run without turning the files in flight into error records.
 
 Fault injection (tests only): ``ABSINT_FAULT_INJECTION="KIND:FILE[,KIND:FILE...]"``
 in the workers' environment, where FILE is a base name and KIND is
 
 * ``exit``: the analysis process calls ``os._exit(70)`` when it starts FILE;
+* ``kill``: the analysis process sends itself SIGKILL (as the kernel's OOM killer would);
 * ``kill-worker``: the worker itself calls ``os._exit(71)`` when given FILE;
 * ``hang-worker``: the worker itself stops responding when given FILE (the
   parent's safety net, ``SAFETY_GRACE`` past the time limit, kills it);
@@ -51,26 +54,30 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
+
+import attrs
+
+from absint.batch.record import DEATH, FileRecord, memory_reason, timeout_reason
+from absint.readers.files import UnreadableFile, content_digest, file_sha256, read_regular
 
 MB = 1 << 20
 FAULT_ENV = "ABSINT_FAULT_INJECTION"
-FAULT_KINDS = ("exit", "kill-worker", "hang-worker", "sleep", "memory")
+FAULT_KINDS = ("exit", "kill", "kill-worker", "hang-worker", "sleep", "memory")
 SAFETY_GRACE = 30.0  # seconds past the time limit before the parent gives up on a worker
 STARTUP_TIMEOUT = 120.0
 MAX_STARTUP_FAILURES = 3
 
-Record = dict[str, Any]
-
-
 @dataclass(frozen=True)
 class Task:
-    """One file to analyse; ``sha256`` is None when the parent could not read it."""
+    """One file to analyse; ``sha256`` is None when the parent did not (or could not) hash it;
+    ``attempt`` 2 when ``--resume`` retries a file whose process died."""
 
     path: str
     name: str
     size: int
     sha256: str | None
+    attempt: int = 1
 
 
 class ExecutorUnavailable(Exception):
@@ -84,19 +91,6 @@ class WorkerStartupError(Exception):
 # ------------------------------------------------------------------ records
 
 
-def error_record(name: str, reason: str, seconds: float = 0.0) -> Record:
-    """The record of a file that produced no analysis (same leading keys as ``analyze_file``)."""
-    return {"file": name, "asserts": 0, "verdicts": "", "seconds": round(seconds, 6), "error": reason}
-
-
-def timeout_reason(timeout: float) -> str:
-    return f"timeout: exceeded {timeout:g} s"
-
-
-def memory_reason(max_memory: int) -> str:
-    return f"memory limit exceeded ({max_memory} MB)"
-
-
 def death_reason(returncode: int) -> str:
     """``worker died (signal SIGKILL)`` from a negative return code, else the exit code."""
     if returncode < 0:
@@ -104,8 +98,8 @@ def death_reason(returncode: int) -> str:
             sig = signal.Signals(-returncode).name
         except ValueError:
             sig = str(-returncode)
-        return f"worker died (signal {sig})"
-    return f"worker died (exit code {returncode})"
+        return f"{DEATH} (signal {sig})"
+    return f"{DEATH} (exit code {returncode})"
 
 
 def _status_reason(status: int) -> str:
@@ -131,23 +125,24 @@ def parse_faults(text: str | None) -> dict[str, str]:
 _prctl = None
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this process when its parent (thread) exits.
-
-    The ``prctl`` handle is looked up once per worker (~10 ms) and inherited by
-    the forked analysis processes.
-    """
+def _prctl_handle():
+    """Linux's ``prctl``, looked up once per process (~20 ms) so that forked children inherit it."""
     global _prctl
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        if _prctl is None:
+    if _prctl is None and sys.platform.startswith("linux"):
+        try:
             import ctypes
 
             _prctl = ctypes.CDLL(None, use_errno=True).prctl
-        _prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+        except (OSError, AttributeError):
+            _prctl = False
+    return _prctl or None
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent (thread) exits."""
+    prctl = _prctl_handle()
+    if prctl is not None:
+        prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -156,56 +151,104 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _analysis_process(path: str, name: str, max_memory: int, fault: str | None, wfd: int,
-                      worker_pid: int) -> None:
-    """In the forked child: analyse one file, send the pickled record on ``wfd``, exit. Never returns."""
+@attrs.frozen(slots=True)
+class Outcome:
+    """What a job run in a forked process came to: its value, or why there is none.
+
+    ``kind`` is ``ok``, ``timeout``, ``memory``, ``died`` or ``internal``; ``reason``
+    says it in words (``memory limit exceeded (N MB)``, ``worker died (signal SIGKILL)``).
+    """
+
+    kind: str
+    value: object = None
+    reason: str = ""
+    cpu: float = 0.0
+
+    def message(self, timeout: float) -> str:
+        """The failure as one line for a command's stderr: ``timeout after N s`` and so on."""
+        return f"timeout after {timeout:g} s" if self.kind == "timeout" else self.reason
+
+
+def _limit_memory(max_memory: int) -> int:
+    """Set ``RLIMIT_AS`` to ``max_memory`` MB (0: unchanged); returns the hard limit, to lift it again."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if max_memory > 0:
+        limit = max_memory * MB
+        resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 else min(limit, hard), hard))
+    return hard
+
+
+def _run_job(job: Callable[[], object], max_memory: int, fault: str | None) -> tuple:
+    """Run ``job`` (and the injected fault) in the child: ``("ok", value)`` or the failure."""
+    try:
+        if fault == "sleep":
+            while True:
+                time.sleep(3600)
+        if fault == "memory":
+            if max_memory <= 0:
+                raise MemoryError
+            bytearray((max_memory + 1) * MB)
+        return ("ok", job())
+    except MemoryError:
+        return ("memory", memory_reason(max_memory))
+    except BaseException as e:  # noqa: BLE001 - a bug in the job is one file's error
+        return ("internal", f"internal error: {type(e).__name__}: {e}")
+
+
+def _child(job: Callable[[], object], max_memory: int, fault: str | None, wfd: int, worker_pid: int) -> None:
+    """In the forked child: run ``job``, send the pickled outcome on ``wfd``, exit. Never returns."""
     code = 0
     try:
         _die_with_parent()
         if os.getppid() != worker_pid:  # the worker died before PDEATHSIG was armed
             os._exit(1)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if max_memory > 0:
-            limit = max_memory * MB
-            resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 else min(limit, hard), hard))
+        hard = _limit_memory(max_memory)
         if fault == "exit":
             os._exit(70)
+        if fault == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
         start = time.process_time()
-        failure = None
-        record = None
-        try:
-            if fault == "sleep":
-                while True:
-                    time.sleep(3600)
-            if fault == "memory":
-                if max_memory <= 0:
-                    raise MemoryError
-                bytearray((max_memory + 1) * MB)
-            from absint.batch.analyze import analyze_file
-
-            record = analyze_file(path)
-        except MemoryError:
-            failure = "memory"
-        except BaseException as e:  # noqa: BLE001 - a bug in analysis is one file's error
-            failure = f"internal error: {type(e).__name__}: {e}"
-        if record is None:
+        result = _run_job(job, max_memory, fault)
+        if result[0] != "ok":
             resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-            reason = memory_reason(max_memory) if failure == "memory" else str(failure)
-            record = error_record(name, reason, time.process_time() - start)
-        _write_all(wfd, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+            result = (*result, time.process_time() - start)
+        _write_all(wfd, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     except BaseException:  # noqa: BLE001
         code = 1
     os._exit(code)
 
 
-def run_isolated(path: str, name: str, timeout: float, max_memory: int, fault: str | None = None,
-                 conn_fd: int | None = None, parent_pid: int | None = None) -> Record:
-    """Analyse one file in a forked process with the time and memory limits; always a record.
+def _collect(pid: int, rfd: int, timeout: float, parent_pid: int | None) -> tuple[bytes, bool]:
+    """Read the child's message until EOF or the deadline; (message, timed out). Closes ``rfd``."""
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout if timeout > 0 else None
+    try:
+        while True:
+            wait_for = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
+            if wait_for <= 0:
+                return b"".join(chunks), True
+            readable, _, _ = select.select([rfd], [], [], wait_for)
+            if parent_pid is not None and os.getppid() != parent_pid:
+                os.kill(pid, signal.SIGKILL)
+                os._exit(0)
+            if readable:
+                chunk = os.read(rfd, 1 << 20)
+                if not chunk:
+                    return b"".join(chunks), False
+                chunks.append(chunk)
+    finally:
+        os.close(rfd)
 
-    Runs in a worker (single-threaded: safe to fork). ``conn_fd`` is closed in
-    the child; ``parent_pid`` is watched so that the worker gives up (and kills
-    the child) if its own parent disappears.
+
+def run_forked(job: Callable[[], object], timeout: float, max_memory: int, fault: str | None = None,
+               conn_fd: int | None = None, parent_pid: int | None = None) -> Outcome:
+    """Run ``job`` in a forked process with the time and memory limits; always an :class:`Outcome`.
+
+    Every command's per-file budget is this one function. The caller must be
+    single-threaded (safe to fork). ``conn_fd`` is closed in the child;
+    ``parent_pid`` is watched so that a worker gives up (and kills the child) if
+    its own parent disappears.
     """
     rfd, wfd = os.pipe()
     me = os.getpid()
@@ -214,46 +257,58 @@ def run_isolated(path: str, name: str, timeout: float, max_memory: int, fault: s
         os.close(rfd)
         if conn_fd is not None:
             os.close(conn_fd)
-        _analysis_process(path, name, max_memory, fault, wfd, me)
+        _child(job, max_memory, fault, wfd, me)
     os.close(wfd)
-    chunks: list[bytes] = []
-    timed_out = False
-    deadline = time.monotonic() + timeout if timeout > 0 else None
+    timed_out = True
     try:
-        while True:
-            wait_for = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
-            if wait_for <= 0:
-                timed_out = True
-                break
-            readable, _, _ = select.select([rfd], [], [], wait_for)
-            if parent_pid is not None and os.getppid() != parent_pid:
-                os.kill(pid, signal.SIGKILL)
-                os._exit(0)
-            if readable:
-                chunk = os.read(rfd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
+        message, timed_out = _collect(pid, rfd, timeout, parent_pid)
     finally:
-        os.close(rfd)
         if timed_out:
             os.kill(pid, signal.SIGKILL)
         _, status, usage = os.wait4(pid, 0)
     cpu = usage.ru_utime + usage.ru_stime
     if timed_out:
-        return error_record(name, timeout_reason(timeout), cpu)
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and chunks:
+        return Outcome("timeout", reason=timeout_reason(timeout), cpu=cpu)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and message:
         try:
-            return pickle.loads(b"".join(chunks))
+            result = pickle.loads(message)
         except Exception:  # noqa: BLE001 - a truncated message is a crash
-            pass
-    return error_record(name, _status_reason(status), cpu)
+            result = None
+        if result is not None:
+            return Outcome("ok", result[1]) if result[0] == "ok" else Outcome(result[0], None, result[1], result[2])
+    return Outcome("died", reason=_status_reason(status), cpu=cpu)
 
 
-def _preload() -> None:
+def run_isolated(path: str, name: str, timeout: float, max_memory: int, max_size: int = 0,
+                 fault: str | None = None, conn_fd: int | None = None,
+                 parent_pid: int | None = None) -> FileRecord:
+    """Analyse one file in a forked process with the time and memory limits; always a record.
+
+    The file is read here, in the worker, and only if it is a regular file of at
+    most ``max_size`` bytes: the parent never holds a file's content.
+    """
+    try:
+        data = read_regular(path, max_size)
+    except UnreadableFile as e:
+        return FileRecord.failed(name, str(e))
+    from absint.batch.analyze import analyze_bytes
+
+    out = run_forked(lambda: analyze_bytes(path, data), timeout, max_memory, fault, conn_fd, parent_pid)
+    if out.kind == "ok":
+        record = out.value
+    elif out.kind == "timeout":
+        record = FileRecord.timed_out(name, timeout, out.cpu)
+    else:
+        record = FileRecord.failed(name, out.reason, out.cpu)
+    return record.with_sha256(content_digest(data))
+
+
+def preload() -> None:
     """Import what the analysis needs once, so each forked child starts warm."""
     import importlib
     import pkgutil
+
+    _prctl_handle()
 
     import absint.batch.analyze  # noqa: F401
 
@@ -270,13 +325,13 @@ def _preload() -> None:
 
 
 def worker_main(fd: int) -> None:
-    """The worker loop: ``("run", path, name, timeout, max_memory)`` in, ``("done", record)`` out."""
+    """The worker loop: ``("run", path, name, timeout, max_memory, max_size)`` in, ``("done", record)`` out."""
     _die_with_parent()
     parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn = Connection(fd)
     faults = parse_faults(os.environ.get(FAULT_ENV))
-    _preload()
+    preload()
     conn.send(("ready", os.getpid()))
     while True:
         try:
@@ -285,13 +340,13 @@ def worker_main(fd: int) -> None:
             break
         if msg is None:
             break
-        _, path, name, timeout, max_memory = msg
+        _, path, name, timeout, max_memory, max_size = msg
         fault = faults.get(name)
         if fault == "kill-worker":
             os._exit(71)
         while fault == "hang-worker":
             time.sleep(3600)
-        record = run_isolated(path, name, timeout, max_memory, fault, fd, parent)
+        record = run_isolated(path, name, timeout, max_memory, max_size, fault, fd, parent)
         try:
             conn.send(("done", record))
         except OSError:
@@ -332,8 +387,8 @@ class WorkerProcess:
     def idle(self) -> bool:
         return self.ready and self.task is None
 
-    def start(self, task: Task, timeout: float, max_memory: int) -> None:
-        self.conn.send(("run", task.path, task.name, timeout, max_memory))
+    def start(self, task: Task, timeout: float, max_memory: int, max_size: int = 0) -> None:
+        self.conn.send(("run", task.path, task.name, timeout, max_memory, max_size))
         self.task = task
         self.deadline = time.monotonic() + timeout + SAFETY_GRACE if timeout > 0 else None
 
@@ -367,7 +422,7 @@ class WorkerProcess:
         if not self.conn.closed:
             self.conn.close()
 
-    def run_sync(self, path: str, name: str, timeout: float, max_memory: int) -> Record:
+    def run_sync(self, path: str, name: str, timeout: float, max_memory: int) -> FileRecord:
         """Run one file and wait for its record (for callers without an event loop, e.g. Dask tasks)."""
         try:
             while not self.ready:
@@ -381,33 +436,31 @@ class WorkerProcess:
                 left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
                 if not self.conn.poll(left):
                     self.kill()
-                    return error_record(name, timeout_reason(timeout) + " (worker unresponsive)")
+                    return FileRecord.timed_out(name, timeout, unresponsive=True)
                 msg = self.conn.recv()
                 if msg[0] == "done":
                     self.task = None
                     return msg[1]
         except (EOFError, OSError):
             if self.ready:
-                return error_record(name, self.died())
+                return FileRecord.died(name, self.died())
             raise WorkerStartupError(self.died()) from None
-
-
-def _fill(record: Record, task: Task) -> Record:
-    """The parent knows the content hash even when the analysis could not report it."""
-    if "sha256" not in record and task.sha256 is not None:
-        record["sha256"] = task.sha256
-    return record
 
 
 class LocalPool:
     """``jobs`` worker processes on this machine; files are started in the order given."""
 
-    def __init__(self, jobs: int, timeout: float, max_memory: int):
+    def __init__(self, jobs: int, timeout: float, max_memory: int, max_size: int = 0):
         self.jobs = max(1, jobs)
         self.timeout = timeout
         self.max_memory = max_memory
+        self.max_size = max_size
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Record]]:
+    def _lost(self, task: Task, record: FileRecord) -> FileRecord:
+        """A record made here because the worker was lost: the hash is read here (in chunks), if needed."""
+        return record.with_sha256(task.sha256 or file_sha256(task.path, self.max_size))
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, FileRecord]]:
         """Yield ``(task, record)`` as files finish; every task yields exactly once."""
         pending = deque(tasks)
         workers = [WorkerProcess() for _ in range(min(self.jobs, len(pending)))]
@@ -416,7 +469,7 @@ class LocalPool:
             while pending or any(w.task is not None for w in workers):
                 for w in workers:
                     if w.idle and pending:
-                        w.start(pending.popleft(), self.timeout, self.max_memory)
+                        w.start(pending.popleft(), self.timeout, self.max_memory, self.max_size)
                 deadlines = [w.deadline for w in workers if w.deadline is not None and w.task is not None]
                 wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
                 ready = set(wait([w.conn for w in workers], wait_for))
@@ -427,7 +480,7 @@ class LocalPool:
                         except (EOFError, OSError):
                             reason = w.died()
                             if w.task is not None:
-                                yield w.task, _fill(error_record(w.task.name, reason), w.task)
+                                yield w.task, self._lost(w.task, FileRecord.died(w.task.name, reason))
                             elif not w.ready:
                                 startup_failures += 1
                                 if startup_failures >= MAX_STARTUP_FAILURES:
@@ -439,13 +492,12 @@ class LocalPool:
                             startup_failures = 0
                         elif msg[0] == "done":
                             task, w.task, w.deadline = w.task, None, None
-                            yield task, _fill(msg[1], task)
+                            yield task, msg[1].with_sha256(task.sha256)
                     elif w.task is not None and w.deadline is not None and time.monotonic() >= w.deadline:
                         task = w.task
                         w.kill()
                         workers[i] = WorkerProcess() if pending else None
-                        yield task, _fill(error_record(task.name, timeout_reason(self.timeout)
-                                                       + " (worker unresponsive)"), task)
+                        yield task, self._lost(task, FileRecord.timed_out(task.name, self.timeout, unresponsive=True))
                 workers = [w for w in workers if w is not None]
                 if not pending:  # retire the workers that have nothing left to do
                     for w in workers:
@@ -464,7 +516,7 @@ class LocalPool:
 _local = threading.local()
 
 
-def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int) -> Record:
+def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int) -> FileRecord:
     """A Dask task: the record of one file, sent as bytes (workers need not see the files).
 
     Each Dask worker thread keeps one absint worker process, so the time and
@@ -489,7 +541,8 @@ class DaskExecutor:
     installed but not the files. Larger files get a higher priority.
     """
 
-    def __init__(self, scheduler: str, timeout: float, max_memory: int, connect_timeout: float = 5.0):
+    def __init__(self, scheduler: str, timeout: float, max_memory: int, max_size: int = 0,
+                 connect_timeout: float = 5.0):
         try:
             import distributed
         except ImportError as e:
@@ -498,35 +551,37 @@ class DaskExecutor:
         self._distributed = distributed
         self.timeout = timeout
         self.max_memory = max_memory
+        self.max_size = max_size
         try:
             self.client = distributed.Client(scheduler, timeout=connect_timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as e:
             raise ExecutorUnavailable(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, Record]]:
+    def run(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, FileRecord]]:
         import uuid
 
         run_id = uuid.uuid4().hex[:8]
         futures = {}
+        digests: dict[int, str] = {}
         try:
             for i, t in enumerate(tasks):
                 try:
-                    with open(t.path, "rb") as f:
-                        data = f.read()
-                except OSError as e:
-                    yield t, error_record(t.name, f"{t.path}: cannot read: {e.strerror or e}")
+                    data = read_regular(t.path, self.max_size)  # the same checks as a local worker's
+                except UnreadableFile as e:
+                    yield t, FileRecord.failed(t.name, str(e))
                     continue
+                digests[i] = content_digest(data)
                 fut = self.client.submit(dask_analyze, t.name, data, self.timeout, self.max_memory,
                                          key=f"absint-{t.name}-{run_id}-{i}", pure=False,
                                          priority=len(tasks) - i)
-                futures[fut] = t
+                futures[fut] = i
             for fut in self._distributed.as_completed(list(futures), loop=self.client.loop):
-                t = futures[fut]
+                t = tasks[futures[fut]]
                 try:
                     record = fut.result()
                 except Exception as e:  # noqa: BLE001 - a lost task is one file's error
-                    record = error_record(t.name, f"dask task failed: {type(e).__name__}: {e}")
-                yield t, _fill(record, t)
+                    record = FileRecord.failed(t.name, f"dask task failed: {type(e).__name__}: {e}")
+                yield t, record.with_sha256(digests[futures[fut]])
         finally:
             if futures:
                 self.client.cancel(list(futures))

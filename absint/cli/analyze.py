@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
+import dataclasses
 import os
 import signal
+import stat
 import sys
 import threading
 import time
@@ -29,14 +30,14 @@ from absint.batch.executors import (
     DaskExecutor,
     ExecutorUnavailable,
     LocalPool,
-    Record,
     Task,
     WorkerStartupError,
 )
-from absint.batch.jsonl import JsonlSink, read_records, record_key, write_sorted
+from absint.batch.jsonl import JsonlSink, ResultsBusy, read_records
+from absint.batch.record import FileRecord, readable
+from absint.cli.budgets import add_budget_arguments
+from absint.readers.files import MB, file_sha256
 
-DEFAULT_TIMEOUT = 300.0
-DEFAULT_MAX_MEMORY = 4096
 SLOWEST = 5
 
 EPILOG = """\
@@ -48,18 +49,28 @@ output:
           summary table (files, asserts, implied/refuted/open, errors, timeouts,
           CPU and wall time, slowest files); with --stats, verdicts per layer.
   --jsonl one JSON object per file, appended as each file finishes, rewritten
-          sorted by file name at the end.
-limits: each file is analysed in its own process, forked from a long-lived
+          sorted by file name at the end (keeping the file's mode); a file
+          name that is not UTF-8 is written with its bad bytes as \\xff.
+limits: only regular files are read, by the workers, and only up to
+  --max-file-size ("cannot read: too large"); a FIFO, device or socket named
+  *.smt2 is never opened for reading ("cannot read: not a regular file (a
+  FIFO)"). Each file is analysed in its own process, forked from a long-lived
   worker: past --timeout it is killed ("timeout: exceeded S s"), past
   --max-memory it fails ("memory limit exceeded (N MB)"), and if it or its
   worker dies the record says how ("worker died (signal SIGSEGV)"); the run
   goes on and a dead worker is replaced. Results do not depend on which
   worker ran which file, nor in which order.
 resume: with --resume, files whose name and SHA-256 are already in OUT are
-  skipped; a run killed at any moment loses only the files in flight.
+  skipped, except a file whose process died ("worker died (signal SIGKILL)":
+  perhaps the machine, not the file), which is run once more; if it dies again,
+  its record says "attempts": 2 and is final. A run killed at any moment loses
+  only the files in flight. Two runs cannot share OUT: the second is refused.
 exit status: 0 if every file was analysed without error and no verdict is
   contradicted by a file's example point (a soundness bug, reported loudly);
-  1 otherwise; 2 on a usage error.
+  1 otherwise; 2 on a usage error (also: OUT cannot be written, or another
+  run holds it), before any file is analysed. A file whose example point
+  breaks one of its own asserts ("hints inconsistent") is a warning, not a
+  failure: its verdicts are checked at the point only up to that assert.
 """
 
 
@@ -79,11 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the records already in OUT (same file name and SHA-256) and analyse only the rest")
     parser.add_argument("--jobs", "-j", type=int, default=_cores(), metavar="N",
                         help="worker processes of the local executor (default: all cores, here %(default)s)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
-                        help="wall-clock limit per file in seconds, 0 for none (default %(default)g)")
-    parser.add_argument("--max-memory", type=int, default=DEFAULT_MAX_MEMORY, metavar="MB",
-                        help="address-space limit of the process analysing a file, 0 for none "
-                             "(default %(default)s)")
+    add_budget_arguments(parser)
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
                         help="local process pool (default), or an existing Dask cluster (needs --scheduler "
                              "and the 'dask' extra; file contents are sent to the workers, which need absint "
@@ -97,45 +104,74 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _task(path: str) -> Task:
-    name = os.path.basename(path)
+    """The file as the parent sees it: its name and size from ``stat``, never its content.
+
+    The name is the records' name (:func:`readable`: an undecodable byte is written ``\\xff``).
+    """
+    name = readable(os.path.basename(path))
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        st = os.stat(path)
     except OSError:
         return Task(path, name, 0, None)  # the worker reports why it cannot be read
-    return Task(path, name, len(data), hashlib.sha256(data).hexdigest())
+    return Task(path, name, st.st_size if stat.S_ISREG(st.st_mode) else 0, None)
 
 
-def plan(files: Iterable[str]) -> list[Task]:
-    """One task per distinct (name, content), largest first (then by name, for determinism)."""
-    seen: set[tuple[str, str | None]] = set()
-    tasks = []
-    for path in files:
-        t = _task(path)
-        key = (t.name, t.sha256)
-        if t.sha256 is None or key not in seen:
-            seen.add(key)
-            tasks.append(t)
-    tasks.sort(key=lambda t: (-t.size, t.name, t.path))
-    return tasks
+def plan(files: Iterable[str], hash_all: bool = False, max_size: int = 0) -> list[Task]:
+    """One task per distinct (name, content), largest first (then by name, for determinism).
+
+    The parent does not read files (the workers do); it hashes a file, in chunks,
+    only where the content decides something: for ``--resume`` (``hash_all``) and
+    between files of the same name. A file it cannot hash is left to a worker.
+    """
+    tasks = [_task(path) for path in files]
+    names = Counter(t.name for t in tasks)
+    tasks = [dataclasses.replace(t, sha256=file_sha256(t.path, max_size))
+             if hash_all or names[t.name] > 1 else t for t in tasks]
+    seen: set[tuple[str, str]] = set()
+    distinct = []
+    for t in tasks:
+        if t.sha256 is None or (t.name, t.sha256) not in seen:
+            if t.sha256 is not None:
+                seen.add((t.name, t.sha256))
+            distinct.append(t)
+    distinct.sort(key=lambda t: (-t.size, t.name, t.path))
+    return distinct
 
 
-def split_resumed(tasks: list[Task], old: list[Record]) -> tuple[dict, list[Task]]:
+def split_resumed(tasks: list[Task], old: list[FileRecord]) -> tuple[dict, list[Task]]:
     """Old records to keep (by (file, sha256)) and the tasks still to run.
 
     A record for a file of this run whose content changed is dropped (stale);
-    records of files not in this run are kept untouched.
+    records of files not in this run are kept untouched. A file whose process
+    died (``worker died ...``: perhaps the machine, not the file) is run once
+    more; a record that already says it died twice is final.
     """
     current = {(t.name, t.sha256) for t in tasks if t.sha256 is not None}
     names = {t.name for t in tasks}
-    kept: dict[tuple[str, str], Record] = {}
+    kept: dict[tuple[str, str], FileRecord] = {}
+    retry: set[tuple[str, str]] = set()
     for rec in old:
-        key = record_key(rec)
-        if rec["file"] in names and key not in current:
+        key = rec.key
+        if rec.file in names and key not in current:
+            continue
+        if key in current and rec.is_death and rec.attempts < 2:
+            retry.add(key)
             continue
         kept[key] = rec
-    todo = [t for t in tasks if t.sha256 is None or (t.name, t.sha256) not in kept]
+    todo = [dataclasses.replace(t, attempt=2) if (t.name, t.sha256) in retry else t
+            for t in tasks if t.sha256 is None or (t.name, t.sha256) not in kept]
     return kept, todo
+
+
+def read_file_records(path: str) -> list[FileRecord]:
+    """The records of an earlier run; a line that is JSON but not a record is skipped, as a cut line is."""
+    out = []
+    for obj in read_records(path):
+        try:
+            out.append(FileRecord.from_json(obj))
+        except ValueError:
+            continue
+    return out
 
 
 # ------------------------------------------------------------------ progress
@@ -174,61 +210,59 @@ class _Live:
         if self._bar is not None:
             self._bar.stop()
 
-    def done(self, task: Task, record: Record) -> None:
+    def done(self, task: Task, record: FileRecord) -> None:
         self.files += 1
-        self.asserts += record.get("asserts") or 0
+        self.asserts += record.asserts
         if self._bar is None:
             return
         rate = self.asserts / max(time.monotonic() - self.start, 1e-9)
         self._bar.update(self._id, advance=max(task.size, 1), files=self.files, rate=f"{rate:,.0f}",
                          last=task.name)
-        if record.get("error") or record.get("example_violations"):
+        if record.error or record.example_violations or record.warning:
             self._bar.console.print(Text(file_line(record), style="bold red"))
 
 
 # ------------------------------------------------------------------ report
 
 
-def is_timeout(record: Record) -> bool:
-    return str(record.get("error") or "").startswith("timeout:")
-
-
-def file_line(record: Record) -> str:
-    name = record["file"]
-    if record.get("error"):
-        return f"{name}: ERROR {record['error']}"
-    v = record.get("verdicts", "")
-    line = (f"{name}: {record.get('asserts', 0)} asserts, T {v.count('T')} F {v.count('F')} ? {v.count('?')}, "
-            f"{record.get('seconds', 0.0):.3f} s")
-    if record.get("contradiction") is not None:
-        line += f", contradictory after assert {record['contradiction']}"
-    if record.get("example_violations"):
-        line += f", SOUNDNESS BUG at asserts {record['example_violations']}"
+def file_line(record: FileRecord) -> str:
+    name = record.file
+    if record.error:
+        return f"{name}: ERROR {record.error}"
+    v = record.verdicts
+    line = (f"{name}: {record.asserts} asserts, T {v.count('T')} F {v.count('F')} ? {v.count('?')}, "
+            f"{record.seconds:.3f} s")
+    if record.contradiction is not None:
+        line += f", contradictory after assert {record.contradiction}"
+    if record.example_violations:
+        line += f", SOUNDNESS BUG at asserts {list(record.example_violations)}"
+    if record.warning:
+        line += f", WARNING {record.warning}"
     return line
 
 
-def summarize(records: list[Record]) -> dict[str, Any]:
+def summarize(records: list[FileRecord]) -> dict[str, Any]:
     verdicts = Counter()
     for r in records:
-        verdicts.update(r.get("verdicts") or "")
+        verdicts.update(r.verdicts)
     return {
         "files": len(records),
-        "asserts": sum(r.get("asserts") or 0 for r in records),
+        "asserts": sum(r.asserts for r in records),
         "implied": verdicts["T"],
         "refuted": verdicts["F"],
         "open": verdicts["?"],
-        "errors": sum(1 for r in records if r.get("error") and not is_timeout(r)),
-        "timeouts": sum(1 for r in records if is_timeout(r)),
-        "violations": sum(1 for r in records if r.get("example_violations")),
-        "cpu": sum(r.get("seconds") or 0.0 for r in records),
-        "slowest": sorted(records, key=lambda r: -(r.get("seconds") or 0.0))[:SLOWEST],
+        "errors": sum(1 for r in records if r.error and not r.is_timeout),
+        "timeouts": sum(1 for r in records if r.is_timeout),
+        "violations": sum(1 for r in records if r.example_violations),
+        "cpu": sum(r.seconds or 0.0 for r in records),
+        "slowest": sorted(records, key=lambda r: -(r.seconds or 0.0))[:SLOWEST],
     }
 
 
-def layer_totals(records: list[Record]) -> Counter:
+def layer_totals(records: list[FileRecord]) -> Counter:
     total: Counter = Counter()
     for r in records:
-        total.update(r.get("layers") or {})
+        total.update(dict(r.layers))
     return total
 
 
@@ -251,7 +285,7 @@ def _print_summary(console, s: dict[str, Any], wall: float, resumed: int, where:
     table.add_row("CPU time", f"{s['cpu']:.2f} s", "")
     table.add_row("wall time", f"{wall:.2f} s", where)
     for i, r in enumerate(s["slowest"]):
-        table.add_row("slowest" if i == 0 else "", f"{r.get('seconds') or 0.0:.2f} s", Text(r["file"]))
+        table.add_row("slowest" if i == 0 else "", f"{r.seconds or 0.0:.2f} s", Text(r.file))
     console.print(table)
     if stats is not None:
         st = Table(title="verdicts per layer", title_justify="left")
@@ -289,33 +323,33 @@ def _executor(args):
     if args.executor == "dask":
         if not args.scheduler:
             raise ExecutorUnavailable("--executor dask needs --scheduler tcp://HOST:PORT")
-        return DaskExecutor(args.scheduler, args.timeout, args.max_memory), f"Dask at {args.scheduler}"
-    return LocalPool(args.jobs, args.timeout, args.max_memory), f"{args.jobs} job(s)"
+        return (DaskExecutor(args.scheduler, args.timeout, args.max_memory, args.max_file_size * MB),
+                f"Dask at {args.scheduler}")
+    return LocalPool(args.jobs, args.timeout, args.max_memory, args.max_file_size * MB), f"{args.jobs} job(s)"
 
 
 def _usage_problem(args) -> str | None:
     if args.resume and not args.jsonl:
         return "--resume needs --jsonl OUT"
-    if args.jobs < 1 or args.timeout < 0 or args.max_memory < 0:
-        return "--jobs must be >= 1, --timeout and --max-memory >= 0"
-    if args.jsonl and not os.path.isdir(os.path.dirname(os.path.abspath(args.jsonl))):
-        return f"no directory for {args.jsonl}"
+    if args.jobs < 1 or args.timeout < 0 or args.max_memory < 0 or args.max_file_size < 0:
+        return "--jobs must be >= 1, --timeout, --max-memory and --max-file-size >= 0"
     return None
 
 
-def execute(executor, todo: list[Task], sink: JsonlSink | None, live: _Live, new: list[Record]) -> None:
+def execute(executor, todo: list[Task], sink: JsonlSink | None, live: _Live, new: list[FileRecord]) -> None:
     """Run ``todo``; each record goes to ``sink`` (flushed) and ``new`` the moment its file is finished."""
     if executor is None:
         return
     with contextlib.closing(executor.run(todo)) as results:
         for task, record in results:
+            record = record.after_attempts(task.attempt)
             if sink is not None:
-                sink.write(record)
+                sink.write(record.to_json())
             new.append(record)
             live.done(task, record)
 
 
-def report(args, records: list[Record], new: int, wall: float, where: str) -> dict[str, Any]:
+def report(args, records: list[FileRecord], new: int, wall: float, where: str) -> dict[str, Any]:
     """Per-file lines, the summary table, ``--stats``, and soundness bugs (loudly, on stderr)."""
     from rich.console import Console
 
@@ -328,37 +362,66 @@ def report(args, records: list[Record], new: int, wall: float, where: str) -> di
                    layer_totals(records) if args.stats else None)
     err = Console(file=sys.stderr, highlight=False)
     for r in records:
-        if r.get("example_violations"):
-            err.print(Text(f"SOUNDNESS BUG: {r['file']}: verdicts contradicted by the example point "
-                           f"at asserts {r['example_violations']}", style="bold red"))
+        if r.example_violations:
+            err.print(Text(f"SOUNDNESS BUG: {r.file}: verdicts contradicted by the example point "
+                           f"at asserts {list(r.example_violations)}", style="bold red"))
+        if r.warning:
+            err.print(Text(f"WARNING: {r.file}: {r.warning} (verdicts checked up to that assert)",
+                           style="yellow"))
     return s
 
 
-def run(args) -> int:
-    from rich.console import Console
+class UsageError(Exception):
+    """A problem found before any work: exit status 2 and one line on stderr."""
 
+
+def _inputs(args) -> tuple[list[str], JsonlSink | None]:
+    """The files to analyse and the results file, opened and locked for this run."""
     from absint.readers.files import smt2_files
 
     problem = _usage_problem(args)
-    files = smt2_files(args.paths) if problem is None else []
-    if problem is None and not files:
-        problem = "no .smt2 files found"
     if problem is not None:
-        print(f"absint analyze: {problem}", file=sys.stderr)
+        raise UsageError(problem)
+    files = smt2_files(args.paths)
+    if not files:
+        raise UsageError("no .smt2 files found")
+    if not args.jsonl:
+        return files, None
+    try:
+        return files, JsonlSink(args.jsonl)
+    except ResultsBusy as e:
+        raise UsageError(f"{e}; not started (wait for it, or write to another file)") from None
+    except OSError as e:
+        raise UsageError(f"cannot write --jsonl {args.jsonl}: {e.strerror or e}") from None
+
+
+def run(args) -> int:
+    try:
+        files, sink = _inputs(args)
+    except UsageError as e:
+        print(f"absint analyze: {e}", file=sys.stderr)
         return 2
-    tasks = plan(files)
-    kept, todo = split_resumed(tasks, read_records(args.jsonl) if args.resume else [])
+    tasks = plan(files, hash_all=args.resume, max_size=args.max_file_size * MB)
+    kept, todo = split_resumed(tasks, read_file_records(args.jsonl) if args.resume else [])
     try:
         executor, where = _executor(args) if todo else (None, "nothing to do")
     except ExecutorUnavailable as e:
+        if sink is not None:
+            sink.abandon()
         print(f"absint analyze: {e}", file=sys.stderr)
         return 2
+    if sink is not None:
+        sink.start([r.to_json() for r in kept.values()])
+    return _run(args, sink, executor, where, tasks, kept, todo)
+
+
+def _run(args, sink: JsonlSink | None, executor, where: str, tasks: list[Task], kept: dict,
+         todo: list[Task]) -> int:
+    """Analyse ``todo``, keep every record in ``sink``, report; the exit status."""
+    from rich.console import Console
 
     started = time.monotonic()
-    new: list[Record] = []
-    sink = None
-    if args.jsonl:
-        sink = JsonlSink.resume(args.jsonl, kept.values()) if args.resume else JsonlSink.fresh(args.jsonl)
+    new: list[FileRecord] = []
     live = _Live(not args.quiet and Console(file=sys.stderr).is_terminal, todo)
     try:
         with _sigterm_stops_the_run(), live:
@@ -372,10 +435,9 @@ def run(args) -> int:
         return 128 + signal.SIGTERM
     finally:
         if sink is not None:
-            sink.close()
-            write_sorted(args.jsonl, [*kept.values(), *new])
+            sink.finish([r.to_json() for r in (*kept.values(), *new)])
     current = {(t.name, t.sha256) for t in tasks}
-    records = sorted([r for k, r in kept.items() if k in current] + new, key=record_key)
+    records = sorted([r for k, r in kept.items() if k in current] + new, key=lambda r: r.key)
     s = report(args, records, len(new), time.monotonic() - started, where)
     bad = s["errors"] + s["timeouts"] + s["violations"]
     return 1 if bad or len(records) < len(tasks) else 0

@@ -22,8 +22,9 @@ from absint.lang import terms as T
 from absint.lang.printer import to_infix, to_smtlib
 from absint.lang.program import Program
 from absint.reasoning.reasoner import Reasoner
-from absint.readers.smtlib import SmtLibError, read_file
+from absint.readers.files import load_program
 from absint.lang.terms import BOOL, INT, Term
+from absint.cli.budgets import add_budget_arguments, budget_problem, max_size, warm_up, within_budget
 
 NONE = "-"  # an empty cell of the table
 
@@ -50,9 +51,13 @@ output:
   "oo" / "-oo" for infinities, fractions as "p/q" strings, and null for upper /
   lower when there is nothing beyond the numeric bound; "contradiction" is null
   or the index (from 0, as in analyze's records) of the contradicting assert.
+limits: each file is analysed in its own process: past --timeout it is killed
+  and 'FILE: timeout after S s' is printed on stderr (past --max-memory,
+  'FILE: memory limit exceeded (N MB)'), as the file's error; the other files
+  are still reported.
 exit status: 0 if every file was reported; 1 if a file could not be read,
-  parsed or analysed (the other files are still reported); 2 on a usage error,
-  such as a --symbol name a file does not have.
+  parsed or analysed, or was over a limit (the other files are still
+  reported); 2 on a usage error, such as a --symbol name a file does not have.
 """
 
 
@@ -203,21 +208,19 @@ def bounds_of_program(program: Program, names: list[str] | None = None, outputs:
     return FileBounds(file, len(program.facts), tuple(reported), unbacked=len(program.unbacked))
 
 
-def bounds_of_file(path: str, **options) -> FileBounds:
+def bounds_of_file(path: str, max_size: int = 0, **options) -> FileBounds:
     """One file's report; never raises for a bad file (the error is in the report).
 
     The file is read and analysed in a fresh term table, as ``absint analyze`` does, so
-    its report does not depend on the files before it.
+    its report does not depend on the files before it. Only a regular file of at
+    most ``max_size`` bytes (0: any) is read.
     """
     try:
         with T.fresh_table():
-            program = read_file(path)
-            return bounds_of_program(program, file=path, **options)
-    except SmtLibError as e:
-        pos = e.position
-        return FileBounds(path, error=one_line(f"{path}:{pos.line}:{pos.column}: {e.message}"))
-    except OSError as e:
-        return FileBounds(path, error=one_line(f"{path}: cannot read: {e.strerror or e}"))
+            loaded = load_program(path, label=path, max_size=max_size)
+            if loaded.program is None:
+                return FileBounds(path, error=one_line(str(loaded.error)))
+            return bounds_of_program(loaded.program, file=path, **options)
     except Exception as e:  # a bug of ours: the other files are still reported
         return FileBounds(path, error=one_line(f"{path}: internal error: {type(e).__name__}: {e}"))
 
@@ -277,19 +280,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="one JSON object per file and line instead of the table")
     parser.add_argument("--smtlib", action="store_true",
                         help="write symbolic bounds in SMT-LIB syntax, (* s0 s1), instead of the readable s0*s1")
+    add_budget_arguments(parser)
 
 
 def run(args) -> int:
     from absint.readers.files import smt2_files
 
-    files = smt2_files(args.paths)
-    if not files:
-        print("absint bounds: no .smt2 files found", file=sys.stderr)
+    problem = budget_problem(args)
+    files = smt2_files(args.paths) if problem is None else []
+    if problem is None and not files:
+        problem = "no .smt2 files found"
+    if problem is not None:
+        print(f"absint bounds: {problem}", file=sys.stderr)
         return 2
-    options = dict(names=args.symbols, outputs=args.outputs, int32=args.int32, smtlib=args.smtlib)
+    options = dict(names=args.symbols, outputs=args.outputs, int32=args.int32, smtlib=args.smtlib,
+                   max_size=max_size(args))
+    warm_up(lambda path: bounds_of_file(path, **options))
     failed = usage = 0
     for path in files:
-        report = bounds_of_file(path, **options)
+        report, over = within_budget(lambda: bounds_of_file(path, **options), path, args)
+        if over is not None:
+            report = FileBounds(path, error=over)
         if report.error is not None:
             print(report.error, file=sys.stderr)
             usage += report.usage_error

@@ -12,7 +12,8 @@ import os
 import attrs
 
 from absint.lang.evaluator import NotEvaluable, evaluate
-from absint.readers.smtlib import SmtLibError, read_file
+from absint.lang.terms import fresh_table
+from absint.readers.files import load_program
 
 
 @attrs.frozen(slots=True)
@@ -41,14 +42,17 @@ class CheckReport:
         return f"{self.file}: {status}: " + ", ".join(parts)
 
 
-def check_file(path: str) -> CheckReport:
-    name = os.path.basename(path)
-    try:
-        program = read_file(path)
-    except SmtLibError as e:
-        return CheckReport(name, error=str(e))
-    except OSError as e:
-        return CheckReport(name, error=f"{path}: {e.strerror or e}")
+def check_file(path: str, max_size: int = 0) -> CheckReport:
+    """One file's report; never raises for a bad file. Only a regular file of at most
+    ``max_size`` bytes (0: any) is read."""
+    with fresh_table():
+        loaded = load_program(path, max_size=max_size)
+        if loaded.program is None:
+            return CheckReport(loaded.name, error=loaded.error)
+        return _check_program(loaded.name, loaded.program)
+
+
+def _check_program(name: str, program) -> CheckReport:
     point = program.hints()
     memo: dict = {}
     failing, not_evaluable, holding = [], [], 0
@@ -66,23 +70,50 @@ def check_file(path: str) -> CheckReport:
                        len(program.unbacked))
 
 
+EPILOG = """\
+limits: each file is checked in its own process: past --timeout it is killed
+  and 'FILE: timeout after S s' is printed on stderr (past --max-memory,
+  'FILE: memory limit exceeded (N MB)'); the other files are still checked.
+exit status: 0 if every file was read, parsed and every assert holds (or
+  cannot be evaluated) at its example point; 1 otherwise (also when a file
+  was over a limit); 2 on a usage error.
+"""
+
+
 def add_arguments(parser) -> None:
+    import argparse
+
+    from absint.cli.budgets import add_budget_arguments
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
     parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_budget_arguments(parser)
 
 
 def run(args) -> int:
     import sys
 
+    from absint.cli.budgets import budget_problem, max_size, warm_up, within_budget
     from absint.readers.files import smt2_files
 
-    files = smt2_files(args.paths)
-    if not files:
-        print("absint check: no .smt2 files found", file=sys.stderr)
+    problem = budget_problem(args)
+    files = smt2_files(args.paths) if problem is None else []
+    if problem is None and not files:
+        problem = "no .smt2 files found"
+    if problem is not None:
+        print(f"absint check: {problem}", file=sys.stderr)
         return 2
+    warm_up(lambda path: check_file(path))
     failed = 0
     for f in files:
-        report = check_file(f)
-        print(report.summary())
+        name = os.path.basename(f)
+        report, over = within_budget(lambda: check_file(f, max_size(args)), name, args)
+        if over is not None:
+            print(over, file=sys.stderr, flush=True)
+            failed += 1
+            continue
+        print(report.summary(), flush=True)
         failed += not report.ok
     print(f"{len(files)} file(s), {failed} with a problem")
     return 1 if failed else 0
