@@ -86,8 +86,11 @@ class Trail:
             undo(*args)
 
 
-def truncate(d: dict, length: int) -> None:
+def truncate(d: dict | list, length: int) -> None:
     """Drop the entries of an append-only dict added after it had ``length`` entries
-    (``popitem`` takes the newest)."""
+    (``popitem`` takes the newest), or of a list."""
+    if isinstance(d, list):
+        del d[length:]
+        return
     while len(d) > length:
         d.popitem()
