@@ -14,6 +14,7 @@ _API = {
     "UnsupportedExpression": "absint.api",
     "UndefinedAtHints": "absint.api",
     "ConflictingSymbol": "absint.api",
+    "CheckpointError": "absint.api",
     "Verdict": "absint.reasoning.verdict",
     "Truth": "absint.reasoning.verdict",
     "Layer": "absint.reasoning.verdict",

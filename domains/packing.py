@@ -18,36 +18,73 @@ K = TypeVar("K", bound=Hashable)
 
 
 class UnionFind:
-    """Disjoint sets with path halving and union by size."""
+    """Disjoint sets with union by size, and path halving unless journaling.
 
-    __slots__ = ("_parent", "_size")
+    While a journal is kept (:meth:`start_journal`), every union is logged and
+    :meth:`undo_to` takes unions back, newest first; path halving is then off (it would
+    rewrite parent links that an undone union must find as it left them), and union by
+    size alone keeps every path at most ``log2 n`` long."""
+
+    __slots__ = ("_parent", "_size", "_journal")
 
     def __init__(self) -> None:
         self._parent: dict = {}
         self._size: dict = {}
+        #: (x, None, None): x was added; (ra, rb, size of rb): rb was hung below ra
+        self._journal: list[tuple] | None = None
 
     def find(self, x: K) -> K:
         parent = self._parent
         if x not in parent:
             return x
+        halve = self._journal is None
         while parent[x] is not x:
-            parent[x] = parent[parent[x]]
+            if halve:
+                parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
     def union(self, a: K, b: K) -> K:
+        journal = self._journal
         for x in (a, b):
             if x not in self._parent:
                 self._parent[x] = x
                 self._size[x] = 1
+                if journal is not None:
+                    journal.append((x, None, None))
         ra, rb = self.find(a), self.find(b)
         if ra is rb:
             return ra
         if self._size[ra] < self._size[rb]:
             ra, rb = rb, ra
         self._parent[rb] = ra
-        self._size[ra] += self._size.pop(rb)
+        moved = self._size.pop(rb)
+        self._size[ra] += moved
+        if journal is not None:
+            journal.append((ra, rb, moved))
         return ra
+
+    def start_journal(self) -> int:
+        """Log unions from now on (if not already); the journal's position, for :meth:`undo_to`."""
+        if self._journal is None:
+            self._journal = []
+        return len(self._journal)
+
+    def undo_to(self, position: int) -> None:
+        """Take back the unions logged after ``position``, newest first."""
+        journal = self._journal
+        while journal is not None and len(journal) > position:
+            ra, rb, moved = journal.pop()
+            if rb is None:  # ra was added
+                del self._parent[ra], self._size[ra]
+                continue
+            self._parent[rb] = rb
+            self._size[ra] -= moved
+            self._size[rb] = moved
+
+    def stop_journal(self) -> None:
+        """Stop logging (nothing logged so far can be undone any more)."""
+        self._journal = None
 
     def union_all(self, items: Iterable[K]) -> None:
         it = iter(items)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 
 from absint.readers.sympy_bridge import UnsupportedExpression
+from absint.reasoning.trail import CheckpointError
 
-__all__ = ["DataDependentGuardError", "UndefinedAtHints", "UnsupportedExpression", "ConflictingSymbol"]
+__all__ = ["DataDependentGuardError", "UndefinedAtHints", "UnsupportedExpression", "ConflictingSymbol",
+           "CheckpointError"]
 
 
 class DataDependentGuardError(RuntimeError):

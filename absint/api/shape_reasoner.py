@@ -14,8 +14,10 @@ facts it closed when they arrived.
 
 from __future__ import annotations
 
-from typing import Iterable
+from contextlib import contextmanager
+from typing import Iterable, Iterator
 
+import attrs
 import sympy
 
 from absint.api import inputs
@@ -25,10 +27,24 @@ from absint.lang.evaluator import NotEvaluable, evaluate as evaluate_term, truth
 from absint.lang.terms import BOOL, INT, Sort, Term
 from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, default_sort_of
 from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.trail import Checkpoint, truncate
 from absint.reasoning.verdict import Layer, Truth, Verdict
 
 #: the verdict on a guard that is syntactically one of the facts
 _SELF_IMPLIED = Verdict.true(Layer.NORMAL_FORM)
+
+
+@attrs.frozen(slots=True, eq=False)
+class ApiCheckpoint:
+    """A :class:`ShapeReasoner` checkpoint: the reasoner's, and how far the API's own
+    records and memos reached (each only grows between checkpoints)."""
+
+    inner: Checkpoint
+    lengths: tuple[int, ...]
+    undecided: dict
+    undecided_length: int
+    translations: tuple
+    printed: tuple
 
 
 class ShapeReasoner:
@@ -114,12 +130,59 @@ class ShapeReasoner:
         self._facts.append(expr)
         self._reasoner.assume(t)
         self._to_term.forget_unsure()
-        self._undecided.clear()
+        if self._undecided:
+            self._undecided = {}  # a new dict: a checkpoint may hold the old one
         # a fact implies itself (and each of its conjuncts): a compiler asks a guard again
         # after recording it, and that answer needs no work at all
         if isinstance(expr, sympy.Basic):
             for e in (expr.args if isinstance(expr, sympy.And) else ()) + (expr,):
                 self._decided.setdefault(e, _SELF_IMPLIED)
+
+    # ------------------------------------------------------------ checkpoints
+
+    def checkpoint(self) -> ApiCheckpoint:
+        """A point to :meth:`rollback` to: the facts, declarations, recorded guards and
+        every memo (a decided expression, a translation resting on a divisor's sign) as
+        they are now."""
+        return ApiCheckpoint(self._reasoner.checkpoint(), tuple(len(c) for c in self._records()),
+                             self._undecided, len(self._undecided), self._to_term.mark(),
+                             self._to_sympy.mark())
+
+    def rollback(self, cp: ApiCheckpoint) -> None:
+        """Back to ``cp``: what was assumed, declared, recorded or decided since is
+        forgotten (a verdict reached under facts taken back is no longer valid). Newer
+        checkpoints are discarded; rolling back to ``cp`` again is fine; another
+        reasoner's checkpoint raises ``CheckpointError``."""
+        if not isinstance(cp, ApiCheckpoint):
+            raise TypeError(f"rollback() takes a ShapeReasoner checkpoint, got {type(cp).__name__}")
+        self._reasoner.rollback(cp.inner)  # refuses another reasoner's or a closed one first
+        for c, n in zip(self._records(), cp.lengths):
+            truncate(c, n)
+        self._undecided = cp.undecided
+        truncate(self._undecided, cp.undecided_length)
+        self._to_term.restore(cp.translations)
+        self._to_sympy.restore(cp.printed)
+
+    def commit(self, cp: ApiCheckpoint) -> None:
+        """Keep what happened since ``cp`` and close it (and newer ones)."""
+        if not isinstance(cp, ApiCheckpoint):
+            raise TypeError(f"commit() takes a ShapeReasoner checkpoint, got {type(cp).__name__}")
+        self._reasoner.commit(cp.inner)
+
+    @contextmanager
+    def tentatively(self) -> Iterator[ApiCheckpoint]:
+        """``with r.tentatively(): ...``: what the block assumes, declares or asks is taken
+        back when it ends (by an exception too)."""
+        cp = self.checkpoint()
+        try:
+            yield cp
+        finally:
+            self.rollback(cp)
+            self.commit(cp)
+
+    def _records(self) -> tuple:
+        """The API's append-only records and memos (``_undecided`` aside: a fact replaces it)."""
+        return (self._symbols, self._hints, self._sorts, self._facts, self._guards, self._decided)
 
     @property
     def contradiction(self) -> bool:

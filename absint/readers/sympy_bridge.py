@@ -90,7 +90,20 @@ class SympyToTerms:
     def forget_unsure(self) -> None:
         """Call when the facts grew: unsure translations may now simplify."""
         if self._unsure:
-            self._unsure.clear()
+            self._unsure = {}  # a new dict: a checkpoint may hold the old one
+
+    def mark(self) -> tuple:
+        """The memos' extent, for :meth:`restore`: a translation made since may rest on a
+        divisor's sign that facts since taken back decided."""
+        return len(self._stable), self._unsure, len(self._unsure)
+
+    def restore(self, mark: tuple) -> None:
+        """Forget the translations made since :meth:`mark` (the memos only grow in between,
+        and ``popitem`` takes the newest)."""
+        stable, self._unsure, unsure = mark
+        for d, n in ((self._stable, stable), (self._unsure, unsure)):
+            while len(d) > n:
+                d.popitem()
 
     def __call__(self, expr) -> Term:
         if not isinstance(expr, sympy.Basic):  # before the caches: 1 == True == Integer(1)
@@ -475,6 +488,16 @@ class TermsToSympy:
         else:
             raise ValueError(f"vocabulary must be 'sympy' or 'torch', not {vocabulary!r}")
         self._memo: dict[int, object] = {}
+
+    def mark(self) -> tuple[int, int]:
+        """The extents of the memo and of the symbols, for :meth:`restore`."""
+        return len(self._memo), len(self.symbols)
+
+    def restore(self, mark: tuple[int, int]) -> None:
+        """Forget what was written or named since :meth:`mark` (both only grow)."""
+        for d, n in zip((self._memo, self.symbols), mark):
+            while len(d) > n:
+                d.popitem()
 
     def __call__(self, t: Term):
         r = self._memo.get(t.id)

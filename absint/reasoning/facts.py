@@ -19,13 +19,19 @@ from absint.lang.terms import Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.normal_form import NormalForm, solve_for_variable
 from absint.reasoning.network import ValueNetwork
+from absint.reasoning.trail import Trail
 
 
 class Facts:
-    def __init__(self, facade: Facade, network: ValueNetwork, normal_form: NormalForm):
+    """The intake; its literals, waiting disjunctions and preferred variables are logged
+    in ``trail`` (the network's) while a checkpoint is open."""
+
+    def __init__(self, facade: Facade, network: ValueNetwork, normal_form: NormalForm,
+                 trail: Trail | None = None):
         self.facade = facade
         self.network = network
         self.normal_form = normal_form
+        self.trail = network.trail if trail is None else trail
         self._literals: set[Term] = set()
         self._disjunctions: list[Term] = []
         #: variables an equality eliminates first when it allows a choice
@@ -36,7 +42,8 @@ class Facts:
         return self.network.contradiction
 
     def prefer_to_eliminate(self, variables: Iterable[Term]) -> None:
-        self._preferred.update(variables)
+        for v in variables:
+            self.trail.add(self._preferred, v)
 
     def literal_truth(self, b: Term) -> bool | None:
         """A Bool variable (or its negation) as the literals asserted say."""
@@ -68,14 +75,14 @@ class Facts:
                     return
             return
         if kind == "or":
-            self._disjunctions.append(g)
+            self._wait(g)
             return
         if kind == "distinct":  # too long to expand: left out, which only weakens the facts
             return
         if kind in ("var", "not"):
             if T.not_(g) in self._literals:
                 self.network.contradiction = True
-            self._literals.add(g)
+            self.trail.add(self._literals, g)
             self.network.epoch += 1
             return
         self._compare(kind, g)
@@ -106,7 +113,7 @@ class Facts:
         if not self._disjunctions or self.contradiction:
             return
         pending = self._disjunctions
-        self._disjunctions = []
+        self.trail.set_attribute(self, "_disjunctions", [])  # ``pending`` is left as it was
         truth = self.facade.truth
         for g in pending:
             g = self.normal_form.normalize(g)
@@ -122,4 +129,9 @@ class Facts:
             if len(open_) == 1:
                 self._assume(open_[0])
             else:
-                self._disjunctions.append(g)
+                self._wait(g)
+
+    def _wait(self, g: Term) -> None:
+        """A disjunction waits until all but one disjunct are refuted."""
+        self._disjunctions.append(g)
+        self.trail.push(self._disjunctions.pop)

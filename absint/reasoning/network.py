@@ -23,6 +23,7 @@ from typing import Iterable
 from absint.lang import terms as T
 from absint.lang.terms import BOOL, INT, REAL, Term
 from absint.reasoning.facade import Facade
+from absint.reasoning.trail import Trail
 from domains.bounds import linear_range
 from domains.lattice import ValueDomain
 from domains.packing import UnionFind
@@ -32,10 +33,17 @@ DEFAULT_BUDGET = 4000
 
 
 class ValueNetwork:
-    """Keys and their values; ``facade`` answers the truth of ``ite`` conditions."""
+    """Keys and their values; ``facade`` answers the truth of ``ite`` conditions.
 
-    def __init__(self, facade: Facade, domain: ValueDomain, budget: int = DEFAULT_BUDGET):
+    Every change to the keys, their values, parents, excluded values and blocks is
+    logged in ``trail`` while a checkpoint is open (:mod:`absint.reasoning.trail`);
+    ``_split`` and ``_affine_terms`` are functions of the term alone, kept across
+    rollbacks."""
+
+    def __init__(self, facade: Facade, domain: ValueDomain, budget: int = DEFAULT_BUDGET,
+                 trail: Trail | None = None):
         self.facade = facade
+        self.trail = Trail() if trail is None else trail
         self.domain = domain
         self.budget = budget
         self.epoch = 0
@@ -152,10 +160,19 @@ class ValueNetwork:
                 stack.extend((c, False) for c in children if c not in self._val)
                 continue
             for c in children:
-                self._parents.setdefault(c, {})[p] = None
+                self._add_parent(c, p)
             if children and p.sort is INT:
                 self._blocks.union_all(children if p.kind == "lin" else [p, *children])
-            self._val[p] = self._forward(p)
+            value = self._forward(p)  # may register keys of an ite's condition first
+            self.trail.set_item(self._val, p, value)
+
+    def _add_parent(self, child: Term, p: Term) -> None:
+        ps = self._parents.get(child)
+        if ps is None:
+            ps = {}
+            self.trail.set_item(self._parents, child, ps)
+        if p not in ps:
+            self.trail.set_item(ps, p, None)
 
     # ------------------------------------------------------------ values
 
@@ -244,6 +261,9 @@ class ValueNetwork:
         excluded = self._excluded.get(p)
         if excluded:
             new = self._shave(p, new, excluded)
+        trail = self.trail
+        if trail.recording:
+            trail.entries.append((self._val.__setitem__, p, old))
         self._val[p] = new
         self.epoch += 1
         if self.domain.is_bottom(new):
@@ -262,10 +282,17 @@ class ValueNetwork:
         if t.sort is not REAL and target.denominator != 1:
             return None
         target = target if t.sort is REAL else int(target)
-        self._excluded.setdefault(p, set()).add(target)
+        self._add_excluded(p, target)
         self.epoch += 1
         self._narrow(p, self._shave(p, self._val[p], self._excluded[p]))
         return target
+
+    def _add_excluded(self, p: Term, value) -> None:
+        excluded = self._excluded.get(p)
+        if excluded is None:
+            excluded = set()
+            self.trail.set_item(self._excluded, p, excluded)
+        self.trail.add(excluded, value)
 
     def _shave(self, p: Term, v, excluded: set):
         """Remove excluded end points."""
@@ -314,18 +341,7 @@ class ValueNetwork:
     def rekey(self, keys: list[Term], normalize) -> None:
         """Move each of ``keys`` (in order) to its new normal form, keeping its value and
         its excluded values, then propagate: a binding ``x = e`` changed their terms."""
-        moved = []
-        for old in keys:
-            if old not in self._val:
-                continue
-            v = self._val.pop(old)
-            excluded = self._excluded.pop(old, None)
-            for c in self._children(old):
-                ps = self._parents.get(c)
-                if ps is not None:
-                    ps.pop(old, None)
-            self._parents.pop(old, None)
-            moved.append((old, v, excluded))
+        moved = [(old, *self._detach(old)) for old in keys if old in self._val]
         for old, v, excluded in moved:
             new = normalize(old)
             self.register(new)
@@ -333,6 +349,27 @@ class ValueNetwork:
             if excluded:
                 self._move_excluded(new, excluded)
         self.propagate()
+
+    def _detach(self, old: Term) -> tuple[object, set | None]:
+        """Remove a key (its value, excluded values, parent links); its value and excluded
+        values. Logged: a key's parents come back in their order (it decides the order of
+        propagation and of slices); the order of the other dicts is never read."""
+        trail = self.trail
+        v = self._val.pop(old)
+        trail.push(self._val.__setitem__, old, v)
+        excluded = self._excluded.pop(old, None)
+        if excluded is not None:
+            trail.push(self._excluded.__setitem__, old, excluded)
+        for c in self._children(old):
+            ps = self._parents.get(c)
+            if ps is not None and old in ps:
+                if trail.recording:
+                    trail.entries.append((_refill, ps, dict(ps)))
+                del ps[old]
+        ps = self._parents.pop(old, None)
+        if ps is not None:
+            trail.push(self._parents.__setitem__, old, ps)
+        return v, excluded
 
     def _move_excluded(self, new: Term, excluded: set) -> None:
         k, p, c = self.split(new)
@@ -343,7 +380,31 @@ class ValueNetwork:
         for e in excluded:
             target = (Fraction(e) - c) / k
             if new.sort is REAL or target.denominator == 1:
-                self._excluded.setdefault(p, set()).add(target if new.sort is REAL else int(target))
+                self._add_excluded(p, target if new.sort is REAL else int(target))
+
+    # ------------------------------------------------------------ checkpoints
+
+    def mark(self) -> tuple:
+        """What the trail does not log: the epoch, the contradiction flag, the blocks'
+        journal position (the journal starts with the first checkpoint)."""
+        return self.epoch, self.contradiction, self._blocks.start_journal()
+
+    def restore(self, mark: tuple) -> None:
+        """Back to a :meth:`mark`, once the trail is undone to the same checkpoint."""
+        self.epoch, self.contradiction, position = mark
+        self._blocks.undo_to(position)
+        self._work.clear()
+        self._queued.clear()
+
+    def stop_recording(self) -> None:
+        """No checkpoint is open any more: the blocks keep no journal."""
+        self._blocks.stop_journal()
+
+
+def _refill(d: dict, content: dict) -> None:
+    """Give ``d`` back its ``content``, in its order."""
+    d.clear()
+    d.update(content)
 
 
 def _split(t: Term) -> tuple[object, Term | None, object]:

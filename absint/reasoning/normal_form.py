@@ -21,6 +21,7 @@ from absint.lang import terms as T
 from absint.lang.terms import INT, REAL, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.rules import BY_KIND, Rule
+from absint.reasoning.trail import Trail
 
 #: a rule whose side conditions keep failing is retried after 1, 2, 4, ... up to 2**12 epochs
 MAX_RETRY_DOUBLINGS = 12
@@ -35,12 +36,17 @@ class NormalForm:
     (yet) proved is memoised only tentatively, until the network's knowledge epoch has
     advanced by 1, 2, 4, ... (a condition that keeps failing costs less and less, and a
     late success is still found). ``facade`` None: no conditional rules.
+
+    While a checkpoint is open, bindings and memo entries (final and tentative) are
+    logged in ``trail``: a memo entry may rest on a side condition proved by facts that
+    a rollback takes back. ``fired`` counts work done and is not rolled back.
     """
 
-    __slots__ = ("facade", "bindings", "fired", "_memo", "_volatile", "_tentative")
+    __slots__ = ("facade", "trail", "bindings", "fired", "_memo", "_volatile", "_tentative")
 
-    def __init__(self, facade: Facade | None = None) -> None:
+    def __init__(self, facade: Facade | None = None, trail: Trail | None = None) -> None:
         self.facade = facade
+        self.trail = Trail() if trail is None else trail
         self.bindings: dict[Term, Term] = {}
         #: how often each rule (by name) rewrote a term: tests read it to show coverage
         self.fired: Counter[str] = Counter()
@@ -106,9 +112,9 @@ class NormalForm:
         r = self._normalize(t)
         if self._volatile:
             fails = 0 if tentative is None else min(tentative[2] + 1, MAX_RETRY_DOUBLINGS)
-            self._tentative[t] = (self._epoch() + (1 << fails), r, fails)
+            self.trail.set_item(self._tentative, t, (self._epoch() + (1 << fails), r, fails))
         else:
-            self._memo[t] = r
+            self.trail.set_item(self._memo, t, r)
         self._volatile = outer or self._volatile
         return r
 
@@ -186,9 +192,10 @@ class NormalForm:
     def bind(self, x: Term, e: Term) -> None:
         """Record ``x = e``; ``x`` is an unbound variable, ``e`` normal and free of ``x``."""
         assert x.kind == "var" and x not in self.bindings
-        self.bindings[x] = e
-        self._memo.clear()
-        self._tentative.clear()
+        trail = self.trail
+        trail.set_item(self.bindings, x, e)
+        trail.set_attribute(self, "_memo", {})  # new dicts: a rollback puts the old ones back
+        trail.set_attribute(self, "_tentative", {})
 
 
 def solve_for_variable(eq_term: Term, preferred: frozenset[Term] | set[Term] = frozenset()) -> tuple[Term, Term] | None:

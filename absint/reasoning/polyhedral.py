@@ -208,6 +208,15 @@ class PolyhedralLayer:
         self._misses = 0 if verdict is not None else self._misses + 1
         return verdict
 
+    def mark(self) -> tuple[int, int]:
+        """The back-off state (it decides whether a later question reaches isl), for
+        :meth:`restore` on rollback; ``queries`` and ``exhausted`` count work done and
+        are not rolled back."""
+        return self._misses, self._candidates
+
+    def restore(self, mark: tuple[int, int]) -> None:
+        self._misses, self._candidates = mark
+
     def relational_verdict_elsewhere(self) -> None:
         """Another relational layer (difference bounds) decided a guard: that ends a streak of
         open questions as an isl verdict would (the back-off is for files of real guards)."""

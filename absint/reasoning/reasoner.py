@@ -19,7 +19,8 @@ only how much a later answer can know.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from contextlib import contextmanager
+from typing import Iterable, Iterator
 
 from absint.lang import terms as T
 from absint.lang.terms import BOOL, INT, Term
@@ -30,6 +31,7 @@ from absint.reasoning.network import DEFAULT_BUDGET, ValueNetwork
 from absint.reasoning.normal_form import NormalForm
 from absint.reasoning.polyhedral import PolyhedralLayer
 from absint.reasoning.products import ProductBounds
+from absint.reasoning.trail import Checkpoint, CheckpointError, Trail
 from absint.reasoning.verdict import UNKNOWN, Layer, Truth, Verdict
 from absint.reasoning.zones import DifferenceBounds
 from domains.interval_congruence import IC
@@ -52,14 +54,17 @@ class Reasoner:
         """``budget``: propagation steps per fact (default :data:`DEFAULT_BUDGET`);
         ``relational``: whether isl backs layers 0-1; ``backed``: the symbols with
         example values (inputs), which equalities eliminate first."""
+        self._trail = Trail()
+        self._checkpoints: list[Checkpoint] = []  # open, oldest first
+        self._serial = 0
         self.network = ValueNetwork(self, IC if domain is None else domain,
-                                    DEFAULT_BUDGET if budget is None else budget)
-        self.normal_form = NormalForm(self)
+                                    DEFAULT_BUDGET if budget is None else budget, self._trail)
+        self.normal_form = NormalForm(self, self._trail)
         self.entailment = Entailment(self)
         self.products = ProductBounds(self)
         self.zones = DifferenceBounds(self)
         self.polyhedral = PolyhedralLayer(self) if relational else None
-        self._intake = Facts(self, self.network, self.normal_form)
+        self._intake = Facts(self, self.network, self.normal_form, self._trail)
         self._intake.prefer_to_eliminate(backed)
         self.facts: list[Term] = []
 
@@ -97,7 +102,65 @@ class Reasoner:
         if fact.sort is not BOOL:
             raise TypeError(f"assume() takes a Bool term, got {fact.sort.value}")
         self.facts.append(fact)
+        self._trail.push(self.facts.pop)
         self._intake.assume(fact)
+
+    # ------------------------------------------------------------ checkpoints
+
+    def checkpoint(self) -> Checkpoint:
+        """A point to :meth:`rollback` to: everything ``assume`` and ``decide`` change from
+        now on is logged (:mod:`absint.reasoning.trail`) until the checkpoint is rolled
+        back past or committed."""
+        self._trail.recording = True
+        self._serial += 1
+        marks = (self.network.mark(), None if self.polyhedral is None else self.polyhedral.mark())
+        cp = Checkpoint(self, self._serial, len(self._trail.entries), marks)
+        self._checkpoints.append(cp)
+        return cp
+
+    def rollback(self, cp: Checkpoint) -> None:
+        """Back to the state ``cp`` was taken in, as if nothing had been assumed or asked
+        since. Checkpoints newer than ``cp`` are discarded; ``cp`` stays open (roll back
+        to it again, or :meth:`commit` it). Counters of work done (``exhausted``,
+        ``queries``, rules ``fired``) are not rolled back."""
+        i = self._open_index(cp)
+        del self._checkpoints[i + 1:]
+        self._trail.undo_to(cp.position)
+        network_mark, polyhedral_mark = cp.marks
+        self.network.restore(network_mark)
+        if self.polyhedral is not None:
+            self.polyhedral.restore(polyhedral_mark)
+
+    def commit(self, cp: Checkpoint) -> None:
+        """Keep what happened since ``cp`` and close it (and the newer ones); with no
+        checkpoint left open, logging stops."""
+        del self._checkpoints[self._open_index(cp):]
+        if not self._checkpoints:
+            self._trail.recording = False
+            self._trail.entries.clear()
+            self.network.stop_recording()
+
+    @contextmanager
+    def tentatively(self) -> Iterator[Checkpoint]:
+        """``with reasoner.tentatively(): ...``: whatever the block assumes (or asks) is
+        taken back when it ends, normally or by an exception."""
+        cp = self.checkpoint()
+        try:
+            yield cp
+        finally:
+            self.rollback(cp)
+            self.commit(cp)
+
+    def _open_index(self, cp: Checkpoint) -> int:
+        if not isinstance(cp, Checkpoint):
+            raise TypeError(f"expected a Checkpoint, got {type(cp).__name__}")
+        if cp.owner is not self:
+            raise CheckpointError("this checkpoint was taken on another reasoner")
+        for i, open_cp in enumerate(self._checkpoints):
+            if open_cp is cp:
+                return i
+        raise CheckpointError("this checkpoint is closed: a rollback to an older checkpoint, "
+                              "or a commit, discarded it")
 
     # ------------------------------------------------------------ questions
 
@@ -244,4 +307,4 @@ class Reasoner:
         return open_
 
 
-__all__ = ["Reasoner", "Verdict", "Truth", "Layer", "INT32_MIN", "INT32_MAX"]
+__all__ = ["Reasoner", "Verdict", "Truth", "Layer", "Checkpoint", "CheckpointError", "INT32_MIN", "INT32_MAX"]
