@@ -207,15 +207,16 @@ def _check_with_z3(data: bytes, letters: str, out: dict, timeout_ms: int) -> Non
         return
     import z3
 
+    ctx = z3.Context()  # one per input: Z3's main context would keep every input's terms
     try:
-        asserts = list(z3.parse_smt2_string(data.decode()))
+        asserts = list(z3.parse_smt2_string(data.decode(), ctx=ctx))
     except Exception:  # noqa: BLE001 - Z3 may refuse what absint reads (then nothing is checked)
         out["z3"] = "cannot parse"
         return
     if len(asserts) != len(letters):
         out["z3"] = "assert count differs"
         return
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=ctx)
     solver.set("timeout", timeout_ms)
     for i, (a, v) in enumerate(zip(asserts, letters)):
         if v in "TF":
@@ -237,7 +238,8 @@ def run(count: int, seed: int, jobs: int, budget: float, z3_timeout_ms: int = 20
     totals: Counter = Counter()
     bad: list[dict] = []
     seeds = range(seed, seed + count)
-    with ProcessPoolExecutor(jobs) as pool:
+    # workers are replaced now and then, so that nothing one input leaves behind adds up
+    with ProcessPoolExecutor(jobs, max_tasks_per_child=2000) as pool:
         for n, r in enumerate(pool.map(run_one, seeds, [budget] * count, [z3_timeout_ms] * count, chunksize=32), 1):
             totals[r["outcome"]] += 1
             totals["verdicts checked"] += r["checked"]
