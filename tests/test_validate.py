@@ -174,15 +174,18 @@ def _z3_first_failing(sources, targets, limit: int) -> int | None | str:
     return None
 
 
-CASES = [(kind, n, seed) for kind, n in (("chain", 8), ("jagged", 4), ("conv", 2), ("reshape", 2))
-         for seed in range(3)]
+CASES = [(kind, n, seed) for kind, n in (("chain", 8), ("jagged", 4), ("conv", 2), ("reshape", 2), ("attention", 1))
+         for seed in range(5)]
 
 
 @pytest.mark.parametrize("kind,n,seed", CASES)
 def test_first_failing_step_matches_z3(kind, n, seed):
-    program = parse(build(kind, n, seed).text, f"{kind}.smt2")
+    generated = build(kind, n, seed)
+    program = parse(generated.text, f"{kind}.smt2")
     rng = random.Random(seed * 31 + n)
-    i = rng.randrange(len(program.facts))
+    # mostly a real guard (not implied by the ones before it): a wrong form of it can matter
+    real = [k for k, claim in enumerate(generated.claims) if claim == "?"]
+    i = rng.choice(real) if real and rng.random() < 0.8 else rng.randrange(len(program.facts))
     mutated = _mutate(program.facts[i].term, rng)
     target = attrs.evolve(program, facts=tuple(Fact(mutated if f.index == i else f.term, f.index)
                                                  for f in program.facts))
@@ -198,6 +201,11 @@ def test_first_failing_step_matches_z3(kind, n, seed):
         assert z3_sat_at(targets[:expected + 1], T.not_(sources[expected]), result.counterexample)
     else:
         assert result.counterexample is None
+    # the end state (PyTorch's check): only source i can fail there, the other targets are sources
+    if result.final != "unknown":
+        implied_at_end = _z3_says_implied(targets, sources[i])
+        assert (result.final == "valid") is implied_at_end
+        assert result.final_failing == (None if implied_at_end else i)
 
 
 def test_bisect_cli_finds_what_later_guards_hide(tmp_path, capsys):
