@@ -220,6 +220,10 @@ def test_bisect_cli_finds_what_later_guards_hide(tmp_path, capsys):
     assert out["counterexample"]["s0"] in (2, 3)
     (tmp_path / "short.smt2").write_text(head + "(assert (>= s0 4))\n")
     assert main(["validate", str(tmp_path / "src.smt2"), "--against", str(tmp_path / "short.smt2")]) == 2
+    assert "src.smt2 has 2 asserts, short.smt2 has 1" in capsys.readouterr().err
+    (tmp_path / "real.smt2").write_text("(declare-const s0 Real)\n(assert (>= s0 2.0))\n(assert (>= s0 6.0))\n")
+    assert main(["validate", str(tmp_path / "src.smt2"), "--against", str(tmp_path / "real.smt2")]) == 2
+    assert "real.smt2: s0 is Real here but Int in src.smt2" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- API

@@ -179,6 +179,11 @@ def bisect(source: Program, target: Program) -> BisectResult:
     if len(source.facts) != len(target.facts):
         raise ValidationError(f"{source.name} has {len(source.facts)} asserts, "
                               f"{target.name} has {len(target.facts)}: they must pair up in order")
+    sorts = {s.name: s.sort for s in source.symbols}
+    for s in target.symbols:
+        if sorts.get(s.name, s.sort) is not s.sort:
+            raise ValidationError(f"{target.name}: {s.name} is {s.sort.value} here but "
+                                  f"{sorts[s.name].value} in {source.name}")
     sources = [f.term for f in source.facts]
     targets = [f.term for f in target.facts]
     hints = {**target.hints(), **source.hints()}
