@@ -28,7 +28,7 @@ MAX_RANDOM_POINTS = 200
 #: how far from the hint (or 0) an unbounded symbol's values are drawn
 WINDOW = 64
 #: values tried for one symbol before the pass gives up on it
-TRIES_PER_SYMBOL = 3
+TRIES_PER_SYMBOL = 4
 
 _PREFERENCES = ("hint", "low", "high", "random", "random", "random")
 
@@ -91,7 +91,7 @@ def _label(reasoner, variables: Sequence[Term], hints: Mapping[str, int], prefer
                 continue
             lo, hi = _integer_bounds(reasoner.bounds(v))
             choices = [_pick(lo, hi, hints.get(v.data), p, rng)
-                       for p in (preference, "low", "high", "random")][:TRIES_PER_SYMBOL + 1]
+                       for p in (preference, "low", "high", "random")][:TRIES_PER_SYMBOL]
             for value in dict.fromkeys(choices):
                 step = reasoner.checkpoint()
                 reasoner.assume(T.eq(v, T.const(value, v.sort)))
