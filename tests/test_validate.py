@@ -145,6 +145,32 @@ def test_generated_pairs_are_never_wrong(facts, source, tweak):
         assert _z3_says_implied(facts, T.eq(s, t))
 
 
+CMP = st.sampled_from([T.le, T.lt, T.eq, T.ne])
+BOOL_TWEAKS = st.sampled_from([
+    lambda g: g, lambda g: T.and_(g, T.le(VARS[1], T.const(2))), lambda g: T.or_(g, T.le(VARS[1], T.const(2))),
+    lambda g: T.not_(T.not_(g)), lambda g: T.not_(g), lambda g: T.TRUE])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(FACTS, CMP, TERMS, TERMS, BOOL_TWEAKS, st.booleans())
+def test_generated_guard_pairs_are_never_wrong(facts, cmp, left, right, tweak, equiv):
+    source = cmp(left, right)
+    target = tweak(source)
+    decls = "".join(f"(declare-const {n} Int)\n" for n in NAMES)
+    text = PRELUDE_TEXT + decls + "".join(f"(assert {to_smtlib(f)})\n" for f in facts)
+    text += f"(define-fun source0 () Bool {to_smtlib(source)})\n(define-fun target0 () Bool {to_smtlib(target)})\n"
+    program, definitions = parse_with_definitions(text)
+    [result] = validate_pairs(program, definitions, equiv=equiv)
+    s, t = definitions["source0"], definitions["target0"]
+    facts = [f.term for f in program.facts]
+    ways = [(t, s)] + ([(s, t)] if equiv else [])
+    if result.verdict == DIFFER:
+        assert any(search.holds(facts, T.and_(p, T.not_(q)), result.counterexample)
+                   and z3_sat_at(facts, T.and_(p, T.not_(q)), result.counterexample) for p, q in ways)
+    elif result.verdict == EQUAL:
+        assert all(_z3_says_implied(facts + [p], q) for p, q in ways)
+
+
 def _z3_says_implied(facts, g) -> bool:
     try:
         return z3_implies(facts, g, timeout_ms=3000)
