@@ -267,3 +267,29 @@ def test_api_equivalent_and_counterexample():
     assert sr.counterexample(sympy.Le(a, b + 1)) is None
     with pytest.raises(TypeError):
         sr.equivalent(sympy.Lt(a, b), a)
+
+
+# ---------------------------------------------------------------- planted errors
+
+def _pairs_checked(capsys, tmp_path) -> bool:
+    """The checks of ``test_pairs_file`` on the pairs file; False when one of them fails."""
+    try:
+        test_pairs_file(tmp_path, capsys)
+    except AssertionError:
+        return False
+    return True
+
+
+def test_planted_error_an_unchecked_point_is_caught(tmp_path, capsys, monkeypatch):
+    """A search that reports its first candidate without the evaluator's check."""
+    monkeypatch.setattr(search, "holds", lambda facts, goal, point: True)
+    assert not _pairs_checked(capsys, tmp_path)
+
+
+def test_planted_error_an_unproved_equal_is_caught(tmp_path, capsys, monkeypatch):
+    """``equal`` without a proof: a pair that differs must then fail Z3's check."""
+    from absint.reasoning.verdict import Layer, Verdict
+    from absint.validation import check
+
+    monkeypatch.setattr(check, "implied", lambda reasoner, premise, conclusion: Verdict.true(Layer.NONE))
+    assert not _pairs_checked(capsys, tmp_path)
