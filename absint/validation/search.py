@@ -27,8 +27,10 @@ MAX_LABELLINGS = 6
 MAX_RANDOM_POINTS = 200
 #: how far from the hint (or 0) an unbounded symbol's values are drawn
 WINDOW = 64
-#: values tried for one symbol before the pass gives up on it
-TRIES_PER_SYMBOL = 4
+#: values tried for one symbol before the pass gives up on it (after the preferred value and
+#: both ends, random ones: a product that must hit one value, such as ``a*b = 2**25``, needs a
+#: factor the random tries can find)
+TRIES_PER_SYMBOL = 12
 
 _PREFERENCES = ("hint", "low", "high", "random", "random", "random")
 
@@ -91,7 +93,7 @@ def _label(reasoner, variables: Sequence[Term], hints: Mapping[str, int], prefer
                 continue
             lo, hi = _integer_bounds(reasoner.bounds(v))
             choices = [_pick(lo, hi, hints.get(v.data), p, rng)
-                       for p in (preference, "low", "high", "random")][:TRIES_PER_SYMBOL]
+                       for p in (preference, "low", "high") + ("random",) * TRIES_PER_SYMBOL][:TRIES_PER_SYMBOL]
             for value in dict.fromkeys(choices):
                 step = reasoner.checkpoint()
                 reasoner.assume(T.eq(v, T.const(value, v.sort)))
