@@ -29,6 +29,8 @@ from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, default_sort
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.trail import Checkpoint, truncate
 from absint.reasoning.verdict import Layer, Truth, Verdict
+from absint.validation import search
+from absint.validation.check import VALIDATION_CASES, equivalence
 
 #: the verdict on a guard that is syntactically one of the facts
 _SELF_IMPLIED = Verdict.true(Layer.NORMAL_FORM)
@@ -295,6 +297,37 @@ class ShapeReasoner:
             original.setdefault(self._reasoner.normalize(t), c)
         out = [original[k] if k in original else self._to_sympy(k) for k in kept]
         return sympy.And(*out)
+
+    def equivalent(self, a, b) -> Verdict:
+        """Whether ``a`` and ``b`` are the same under the facts: equal numbers, or Boolean
+        expressions implying each other (a simplifier's input and output). TRUE: proved
+        (with case splits on min/max/ite and divisions); FALSE: ``.counterexample`` is a
+        point {symbol name: value} where the facts hold and they differ, confirmed by the
+        evaluator; else UNKNOWN."""
+        ta, tb = self._term_of(a, "equivalent()"), self._term_of(b, "equivalent()")
+        if (ta.sort is BOOL) != (tb.sort is BOOL):
+            raise TypeError(f"equivalent() compares two numbers or two Booleans, got {a} and {b}")
+        with self._validation_cases():
+            return equivalence(self._reasoner, self._reasoner.facts, self._hints, ta, tb, equiv=True)
+
+    def counterexample(self, guard) -> dict | None:
+        """A point {symbol name: value} where every fact holds and ``guard`` does not
+        (confirmed by the evaluator), or None when the search finds none (which proves nothing)."""
+        t = self._bool(guard)
+        return search.find(self._reasoner, self._reasoner.facts, T.not_(t), self._hints)
+
+    def _term_of(self, expr, where: str) -> Term:
+        return self._to_term(inputs.expression(expr, where))
+
+    @contextmanager
+    def _validation_cases(self):
+        """Validation affords the larger case-split budget (constant divisors too)."""
+        saved = self._reasoner.cases
+        self._reasoner.cases = VALIDATION_CASES
+        try:
+            yield
+        finally:
+            self._reasoner.cases = saved
 
     # ------------------------------------------------------------ terms (for callers below sympy)
 

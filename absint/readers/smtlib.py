@@ -66,12 +66,18 @@ def parse_bytes(data: bytes, name: str = "<input>") -> Program:
 
 def parse(text: str, name: str = "<input>") -> Program:
     """Parse SMT-LIB text; ``name`` is used in positions and as the program's name."""
+    return parse_with_definitions(text, name)[0]
+
+
+def parse_with_definitions(text: str, name: str = "<input>") -> tuple[Program, dict[str, Term]]:
+    """The program and its named constants (``(define-fun NAME () Sort EXPR)``, in order):
+    ``absint validate`` reads its ``source<k>``/``target<k>`` pairs from them."""
     if ";" in text:
         text = _COMMENT.sub(lambda m: m.group() if m.group()[0] != ";" else " " * len(m.group()), text)
     source = Source(name, text, TOKEN)
     reader = _Reader(TOKEN.findall(text), source)
     try:
-        return reader.program()
+        return reader.program(), reader.consts
     except _Fail as f:
         raise SmtLibError(source.position(f.token), f.message) from None
     except IndexError:

@@ -24,6 +24,7 @@ from typing import Iterable, Iterator
 
 from absint.lang import terms as T
 from absint.lang.terms import BOOL, INT, Term
+from absint.reasoning.case_split import CaseBudget, SplitBackoff, split_decide
 from absint.reasoning.entailment import Entailment
 from absint.reasoning.facts import Facts
 from absint.reasoning.linearize import linearized_value
@@ -45,15 +46,19 @@ MAX_JUNCTION_DEPTH = 4
 
 #: how costly a layer is, to report the costliest one a combined answer used
 _LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.ZONES: 2, Layer.POLYHEDRA: 3,
-               Layer.CONTRADICTION: 4, Layer.NONE: -1}
+               Layer.CASE_SPLIT: 4, Layer.CONTRADICTION: 5, Layer.NONE: -1}
 
 
 class Reasoner:
     def __init__(self, domain: ValueDomain | None = None, budget: int | None = None, relational: bool = True,
-                 backed: Iterable[Term] = ()):
+                 backed: Iterable[Term] = (), cases: CaseBudget | None = CaseBudget()):
         """``budget``: propagation steps per fact (default :data:`DEFAULT_BUDGET`);
         ``relational``: whether isl backs layers 0-1; ``backed``: the symbols with
-        example values (inputs), which equalities eliminate first."""
+        example values (inputs), which equalities eliminate first; ``cases``: how much
+        case splitting an open guard may do (None: none; see
+        :mod:`absint.reasoning.case_split`)."""
+        self.cases = cases
+        self._splits = SplitBackoff()
         self._trail = Trail()
         self._checkpoints: list[Checkpoint] = []  # open, oldest first
         self._serial = 0
@@ -170,9 +175,22 @@ class Reasoner:
             raise TypeError(f"decide() takes a Bool term, got {guard.sort.value}")
         if self.contradiction:
             return Verdict.true(Layer.CONTRADICTION)
-        return self._decide_normal(self.normalize(guard), MAX_JUNCTION_DEPTH)
+        g = self.normalize(guard)
+        v = self._decide_normal(g, MAX_JUNCTION_DEPTH)
+        if v.truth is Truth.UNKNOWN and self.cases is not None and not self.contradiction:
+            truth = split_decide(self, g, self.cases, self._splits)
+            if truth is not Truth.UNKNOWN:
+                return Verdict(truth, Layer.CASE_SPLIT)
+        return v
 
-    def _decide_normal(self, g: Term, depth: int) -> Verdict:
+    def decide_unsplit(self, guard: Term, relational: bool = True) -> Verdict:
+        """``decide`` without case splitting (what each branch of a split asks);
+        ``relational=False``: no isl either."""
+        if self.contradiction:
+            return Verdict.true(Layer.CONTRADICTION)
+        return self._decide_normal(self.normalize(guard), MAX_JUNCTION_DEPTH, relational)
+
+    def _decide_normal(self, g: Term, depth: int, relational: bool = True) -> Verdict:
         """Layers cheapest first on a normal Bool term; an ``and``/``or`` that layer 1 leaves
         open is decided conjunct by conjunct (each by whichever layer can), ``depth`` levels."""
         if g.kind == "const":
@@ -185,26 +203,26 @@ class Reasoner:
         if r is not None:
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
         if g.kind in ("and", "or"):
-            return self._junction(g, depth) if depth > 0 else UNKNOWN
+            return self._junction(g, depth, relational) if depth > 0 else UNKNOWN
         r = self.zones.decide(g)
         if r is not None:
             if self.polyhedral is not None:
                 self.polyhedral.relational_verdict_elsewhere()
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.ZONES)
-        if self.polyhedral is not None:
+        if self.polyhedral is not None and relational:
             r = self.polyhedral.decide(g)
             if r is not None:
                 return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.POLYHEDRA)
         return UNKNOWN
 
-    def _junction(self, g: Term, depth: int) -> Verdict:
+    def _junction(self, g: Term, depth: int, relational: bool) -> Verdict:
         """An ``and`` is FALSE when one conjunct is, TRUE when all are (an ``or`` dually);
         ``.by``: the costliest layer the answer needed."""
         absorbing = Truth.TRUE if g.kind == "or" else Truth.FALSE
         by = Layer.NORMAL_FORM
         unknown = False
         for a in g.args:
-            v = self._decide_normal(a, depth - 1)
+            v = self._decide_normal(a, depth - 1, relational)
             if v.truth is absorbing:
                 return v
             unknown = unknown or v.truth is Truth.UNKNOWN

@@ -20,14 +20,20 @@ class Layer(str, enum.Enum):
     INTERVAL = "interval-congruence"
     ZONES = "difference-bounds"
     POLYHEDRA = "polyhedra"
+    CASE_SPLIT = "case-split"
     CONTRADICTION = "contradiction"
     NONE = "none"
 
 
 @attrs.frozen(slots=True)
 class Verdict:
+    """A truth and the layer that gave it; a FALSE from a question that asks for a witness
+    (``ShapeReasoner.equivalent``) carries ``counterexample``, a point {symbol: value} the
+    evaluator confirmed (not part of equality: a verdict is its truth and layer)."""
+
     truth: Truth
     by: Layer = Layer.NONE
+    counterexample: dict | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def letter(self) -> str:

@@ -1,0 +1,257 @@
+"""Bounded case splitting: a guard the layers leave open, decided branch by branch.
+
+Intervals cannot see that ``max(a, b) = b`` under ``a <= b``, nor that
+``x - (x div y)*y = x mod y`` once ``y > 0``: each needs the case an atom's meaning
+turns on. A *split point* is an atom whose value is one of its operands (or a fresh
+pair of unknowns) depending on a condition:
+
+- ``min(a, b)``/``max(a, b)``: branch ``a <= b`` and branch ``b < a``, the atom replaced
+  by the operand the branch selects;
+- ``ite(c, a, b)``: branch ``c`` (the atom is ``a``) and branch ``not c`` (``b``);
+- ``x div y``/``x mod y`` with a symbolic ``y``: branches ``y >= 1`` and ``y <= -1``, in
+  each of which both atoms become fresh unknowns ``q``, ``r`` with ``x = y*q + r`` and
+  ``0 <= r <= |y| - 1`` (Euclidean division), and a branch ``y = 0`` that keeps them
+  opaque: SMT-LIB's ``x div 0`` is an unspecified value, not one we may choose;
+- with :attr:`CaseBudget.constant_divisors`, ``x div m``/``x mod m`` for a constant
+  ``m``: one branch, the same decomposition (so ``(x mod 6) mod 3 = x mod 3`` follows
+  from ``x = 6q + r``, ``0 <= r <= 5``: ``x mod 3`` and ``r mod 3`` fold alike).
+
+Each branch is explored under a checkpoint of the reasoner (assume its conditions,
+decide the guard with the atom replaced, roll back), and may split again on what the
+replaced guard still holds, :data:`MAX_CASE_DEPTH` levels and :data:`MAX_CASE_BRANCHES`
+branches in all. The branches cover every point (each point satisfies the conditions
+of some branch, with the fresh unknowns taking its quotient and remainder), so: TRUE
+iff every branch not found contradictory is TRUE (no branch left means the facts
+themselves are contradictory: vacuously TRUE), FALSE iff every such branch is FALSE,
+otherwise UNKNOWN. A contradiction the reasoner finds is always real, so skipping
+such a branch is sound.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import attrs
+
+from absint.lang import terms as T
+from absint.lang.dag import subterms
+from absint.lang.terms import INT, Term
+from absint.reasoning.verdict import Truth, Verdict
+
+#: branches explored (leaves and inner nodes) for one question: 2**4, four binary splits
+MAX_CASE_BRANCHES = 16
+#: nested splits along one path
+MAX_CASE_DEPTH = 4
+#: propagation steps per fact assumed in a branch (``decide``'s default budget); a branch
+#: cut short keeps sound, wider values
+BRANCH_PROPAGATION = 50
+#: after ``n`` split questions in a row that settled nothing, only every ``1 + n // 16``-th
+#: candidate is split (as isl's back-off): programs full of real guards over min/max
+#: do not pay a split on each
+SPLIT_BACKOFF_STREAK = 16
+
+_SPLIT_KINDS = frozenset(("min", "max", "ite", "div", "mod"))
+
+
+@attrs.frozen(slots=True)
+class CaseBudget:
+    """How much splitting one question may do; ``constant_divisors``: also decompose
+    ``x div m``/``x mod m`` for a constant ``m`` (off in ``decide``'s default: division by a
+    constant is everywhere in compiler programs, and intervals and congruences already
+    read it). The default is ``decide``'s: a compiler's question is cheap or UNKNOWN, so a
+    branch asks no isl and propagates a short while; validation affords more."""
+
+    branches: int = MAX_CASE_BRANCHES
+    depth: int = MAX_CASE_DEPTH
+    constant_divisors: bool = False
+    #: whether a branch may ask isl, and the propagation steps per fact assumed in it
+    #: (None: the reasoner's own)
+    relational: bool = False
+    propagation: int | None = BRANCH_PROPAGATION
+    #: whether unproductive splits make later ones rarer
+    backoff: bool = True
+
+
+@attrs.frozen(slots=True)
+class Case:
+    """One branch: facts assumed for it, and atoms replaced by what they equal there."""
+
+    assumptions: tuple[Term, ...]
+    replaced: tuple[tuple[Term, Term], ...]
+
+
+class Splitting(Protocol):
+    """What the splitter asks of the reasoner."""
+
+    @property
+    def contradiction(self) -> bool: ...
+
+    def checkpoint(self): ...
+
+    def rollback(self, cp) -> None: ...
+
+    def commit(self, cp) -> None: ...
+
+    def assume(self, fact: Term) -> None: ...
+
+    def normalize(self, t: Term) -> Term: ...
+
+    def decide_unsplit(self, guard: Term, relational: bool = True) -> Verdict: ...
+
+    network: object  # its ``budget``: propagation steps per fact
+
+
+class SplitBackoff:
+    """The back-off of :data:`SPLIT_BACKOFF_STREAK`: a count of unproductive splits in a row.
+
+    Like the other counters of work done it is not rolled back by a checkpoint; it only
+    decides whether an open guard is split, never what a split concludes."""
+
+    __slots__ = ("candidates", "misses")
+
+    def __init__(self) -> None:
+        self.candidates = 0
+        self.misses = 0
+
+    def admits(self) -> bool:
+        self.candidates += 1
+        return self.candidates % (1 + self.misses // SPLIT_BACKOFF_STREAK) == 0
+
+    def record(self, settled: bool) -> None:
+        self.misses = 0 if settled else self.misses + 1
+
+
+class _Spent:
+    """Branches explored so far in one question (shared by the nested splits)."""
+
+    __slots__ = ("branches",)
+
+    def __init__(self) -> None:
+        self.branches = 0
+
+
+def split_points(g: Term, constant_divisors: bool) -> list[Term]:
+    """The atoms of ``g`` a case split can resolve, innermost first (a ``div``/``mod``
+    only once per dividend and divisor: both are replaced in the same branch)."""
+    out: list[Term] = []
+    seen: set[tuple[int, int]] = set()
+    for t in subterms(g):
+        if t.kind not in _SPLIT_KINDS:
+            continue
+        if t.kind in ("div", "mod"):
+            x, y = t.args
+            if (y.kind == "const" and (not constant_divisors or y.data == 0)) or (x.id, abs_id(y)) in seen:
+                continue
+            seen.add((x.id, abs_id(y)))
+        out.append(t)
+    return out
+
+
+def abs_id(y: Term) -> int:
+    """Divisors ``m`` and ``-m`` give the same remainder: one key for both."""
+    return T.const(abs(y.data)).id if y.kind == "const" else y.id
+
+
+def cases(atom: Term, g: Term, depth: int) -> list[Case]:
+    """The branches that resolve ``atom`` (fresh unknowns named by ``depth``)."""
+    k = atom.kind
+    if k in ("min", "max"):
+        a, b = atom.args
+        first, second = (a, b) if k == "min" else (b, a)  # min is a where a <= b, max is b
+        return [Case((T.le(a, b),), ((atom, first),)), Case((T.lt(b, a),), ((atom, second),))]
+    if k == "ite":
+        c, a, b = atom.args
+        return [Case((c,), ((atom, a),)), Case((T.not_(c),), ((atom, b),))]
+    return _division_cases(atom, g, depth)
+
+
+def _division_cases(atom: Term, g: Term, depth: int) -> list[Case]:
+    x, y = atom.args
+    q = T.var(f"case|q{depth}", INT)  # '|' cannot occur in an SMT-LIB symbol: never a user's
+    r = T.var(f"case|r{depth}", INT)
+    replaced = tuple((t, q if t.kind == "div" else r) for t in subterms(g)
+                     if t.kind in ("div", "mod") and t.args[0] is x
+                     and (t.args[1] is y or (t.kind == "mod" and abs_id(t.args[1]) == abs_id(y))))
+    defining = (T.eq(x, T.add(T.mul(y, q), r)), T.ge(r, T.ZERO))
+    if y.kind == "const":
+        return [Case(defining + (T.le(r, T.const(abs(y.data) - 1)),), replaced)]
+    return [Case((T.ge(y, T.ONE),) + defining + (T.le(r, T.sub(y, T.ONE)),), replaced),
+            Case((T.le(y, T.const(-1)),) + defining + (T.le(r, T.sub(T.neg(y), T.ONE)),), replaced),
+            Case((T.eq(y, T.ZERO),), ())]
+
+
+def replace(t: Term, mapping: dict[Term, Term]) -> Term:
+    """``t`` with each key of ``mapping`` replaced, rebuilt bottom-up in canonical form."""
+    out: dict[Term, Term] = {}
+    for s in subterms(t):
+        if s in mapping:
+            out[s] = mapping[s]
+        elif s.args:
+            out[s] = T.rebuild(s, tuple(out[a] for a in s.args))
+        else:
+            out[s] = s
+    return out[t]
+
+
+def split_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: SplitBackoff | None = None) -> Truth:
+    """``g`` (normal, undecided) decided by cases; UNKNOWN when a branch is, when the
+    branches disagree, when the budget runs out, or when ``backoff`` skips it."""
+    if not split_points(g, budget.constant_divisors):
+        return Truth.UNKNOWN
+    if backoff is not None and budget.backoff and not backoff.admits():
+        return Truth.UNKNOWN
+    network = reasoner.network
+    saved = network.budget
+    if budget.propagation is not None:
+        network.budget = min(saved, budget.propagation)
+    try:
+        truth = _split(reasoner, g, budget, budget.depth, _Spent())
+    finally:
+        network.budget = saved
+    if backoff is not None:
+        backoff.record(truth is not Truth.UNKNOWN)
+    return truth
+
+
+def _split(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int, spent: _Spent) -> Truth:
+    for atom in split_points(g, budget.constant_divisors):
+        branches = cases(atom, g, depth)
+        if spent.branches + len(branches) > budget.branches:
+            return Truth.UNKNOWN
+        spent.branches += len(branches)
+        seen: set[Truth] = set()
+        for case in branches:
+            truth = _branch(reasoner, g, case, budget, depth, spent)
+            if truth is not None:
+                seen.add(truth)
+            if Truth.UNKNOWN in seen or len(seen) > 1:
+                break
+        if len(seen) <= 1 and Truth.UNKNOWN not in seen:
+            return seen.pop() if seen else Truth.TRUE  # no branch left: the facts contradict
+        if Truth.UNKNOWN not in seen:
+            return Truth.UNKNOWN  # TRUE in one case, FALSE in another
+        # a branch stayed open: splitting on this atom did not settle it; try the next one
+    return Truth.UNKNOWN
+
+
+def _branch(reasoner: Splitting, g: Term, case: Case, budget: CaseBudget, depth: int,
+            spent: _Spent) -> Truth | None:
+    """The guard's truth in one branch; None when the branch is contradictory."""
+    cp = reasoner.checkpoint()
+    try:
+        for fact in case.assumptions:
+            reasoner.assume(fact)
+            if reasoner.contradiction:
+                return None
+        h = reasoner.normalize(replace(g, dict(case.replaced)))
+        truth = reasoner.decide_unsplit(h, budget.relational).truth
+        if reasoner.contradiction:
+            return None
+        if truth is Truth.UNKNOWN and depth > 1:
+            truth = _split(reasoner, h, budget, depth - 1, spent)
+            if reasoner.contradiction:
+                return None
+        return truth
+    finally:
+        reasoner.rollback(cp)
+        reasoner.commit(cp)

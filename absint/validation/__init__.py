@@ -1,0 +1,1 @@
+"""Translation validation: are two forms of an expression or a program the same under the facts?"""

@@ -1,0 +1,197 @@
+"""Bounded case splitting (absint.reasoning.case_split): the identities it exists for, its
+verdicts against brute force and Z3 on random programs over min/max/ite/div/mod, and two
+planted errors (a branch dropped; the divisor-zero branch dropped) that those checks catch."""
+
+from __future__ import annotations
+
+import itertools
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.lang.printer import to_smtlib
+from absint.reasoning import case_split
+from absint.reasoning.case_split import CaseBudget
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Layer, Truth
+from term_strategies import int_terms
+from z3_check import z3_implies
+
+I = T.INT
+a, b, x, y = (T.var(n, I) for n in "abxy")
+c = T.const
+#: the budget validation uses: constant divisors too, isl in branches, full propagation
+WIDE = CaseBudget(constant_divisors=True, relational=True, propagation=None, backoff=False)
+
+IDENTITIES = [
+    ("max(a, b) = b under a <= b", [T.le(a, b)], T.eq(T.maximum(a, b), b), CaseBudget()),
+    ("max(x, y) = -min(-x, -y)", [], T.eq(T.maximum(x, y), T.neg(T.minimum(T.neg(x), T.neg(y)))), CaseBudget()),
+    ("x - (x div y)*y = x mod y for y >= 2", [T.ge(y, c(2))],
+     T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y)), CaseBudget()),
+    ("(x mod 6) mod 3 = x mod 3", [], T.eq(T.mod(T.mod(x, c(6)), c(3)), T.mod(x, c(3))), WIDE),
+    ("min(a, b) + max(a, b) = a + b", [], T.eq(T.add(T.minimum(a, b), T.maximum(a, b)), T.add(a, b)), CaseBudget()),
+    ("|x - y| >= 0 as an ite", [], T.ge(T.ite(T.lt(y, x), T.sub(x, y), T.sub(y, x)), T.ZERO), CaseBudget()),
+    ("min(max(x, 0), 5) in [0, 5]", [],
+     T.and_(T.ge(T.minimum(T.maximum(x, T.ZERO), c(5)), T.ZERO), T.le(T.minimum(T.maximum(x, T.ZERO), c(5)), c(5))),
+     CaseBudget()),
+    ("x mod y < y for y >= 1 (as x - y*(x div y))", [T.ge(y, T.ONE)],
+     T.lt(T.sub(x, T.mul(y, T.div(x, y))), y), CaseBudget()),
+]
+
+
+def _decide(facts, guard, cases):
+    r = Reasoner(cases=cases)
+    for f in facts:
+        r.assume(f)
+    return r, r.decide(guard)
+
+
+@pytest.mark.parametrize("name,facts,guard,cases", IDENTITIES, ids=[i[0] for i in IDENTITIES])
+def test_identities_need_and_get_a_split(name, facts, guard, cases):
+    _, without = _decide(facts, guard, None)
+    r, v = _decide(facts, guard, cases)
+    assert v.truth is Truth.TRUE, f"{name}: {v}"
+    if without.truth is Truth.UNKNOWN:
+        assert v.by is Layer.CASE_SPLIT
+    assert z3_implies(facts, guard)
+
+
+def test_a_split_is_rolled_back():
+    """No fresh unknown, binding or branch fact outlives the split that made it."""
+    r = Reasoner(cases=WIDE)
+    r.assume(T.le(a, b))
+    facts, bindings = list(r.facts), dict(r.normal_form.bindings)
+    assert r.decide(T.eq(T.maximum(a, b), b)).truth is Truth.TRUE
+    assert r.decide(T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y))).truth is Truth.UNKNOWN  # y = 0 open
+    assert r.decide(T.eq(T.mod(T.mod(x, c(6)), c(3)), T.mod(x, c(3)))).by is Layer.CASE_SPLIT
+    assert r.facts == facts and r.normal_form.bindings == bindings
+    keys = [k for k in r.network._val for v in T.free_vars(k) if v.data.startswith("case|")]
+    assert keys == []
+
+
+def test_no_budget_no_split():
+    _, v = _decide([], T.eq(T.maximum(x, y), T.neg(T.minimum(T.neg(x), T.neg(y)))), CaseBudget(branches=1))
+    assert v.truth is Truth.UNKNOWN
+
+
+def test_the_divisor_zero_branch_keeps_the_quotient_opaque():
+    """Without ``y != 0`` the identity is open: SMT-LIB's ``x div 0``/``x mod 0`` are free."""
+    g = T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y))
+    _, v = _decide([T.ge(y, c(-3))], g, WIDE)
+    assert v.truth is Truth.UNKNOWN
+    assert not z3_implies([T.ge(y, c(-3))], g)
+
+
+# ---------------------------------------------------------------- random programs
+
+NAMES = ("x", "y", "z")
+VARS = [T.var(n, I) for n in NAMES]
+BOX = range(-4, 5)
+POINTS = [dict(zip(NAMES, p)) for p in itertools.product(BOX, repeat=3)]
+TERMS = int_terms(VARS, max_leaves=4, with_ite=True)
+CMP = st.sampled_from([T.le, T.lt, T.eq, T.ne])
+GUARDS = st.tuples(CMP, TERMS, TERMS).map(lambda p: p[0](p[1], p[2]))
+BOUNDS = st.lists(st.tuples(st.sampled_from(VARS), st.integers(-4, 2), st.integers(0, 6)), min_size=1, max_size=3).map(
+    lambda bs: [T.and_(T.ge(v, c(lo)), T.le(v, c(lo + w))) for v, lo, w in bs])
+PROGRAMS = st.tuples(BOUNDS, st.lists(GUARDS, max_size=1), st.lists(GUARDS, min_size=1, max_size=3))
+
+
+def _value(t, p):
+    try:
+        return evaluate(t, p)
+    except NotEvaluable:
+        return None
+
+
+def check_split_verdicts(facts, guards, use_z3: bool) -> int:
+    """Every verdict the split gives (layer case-split) holds at every point of the box that
+    satisfies the facts, and Z3 agrees; returns how many guards the split decided."""
+    r = Reasoner(cases=WIDE)
+    for f in facts:
+        r.assume(f)
+    decided = 0
+    for g in guards:
+        v = r.decide(g)
+        if v.by is not Layer.CASE_SPLIT:
+            continue
+        decided += 1
+        expected = v.truth is Truth.TRUE
+        for p in POINTS:
+            if all(_value(f, p) is True for f in facts):
+                got = _value(g, p)
+                assert got is None or got is expected, f"{v.truth} for {to_smtlib(g)}, but at {p} it is {got}"
+        if use_z3:
+            claim = g if expected else T.not_(g)
+            assert _z3_all_ints(facts, claim), f"{v.truth} for {to_smtlib(g)} refuted by Z3"
+    return decided
+
+
+def _z3_all_ints(facts, claim) -> bool:
+    try:
+        return z3_implies(facts, claim, timeout_ms=3000)
+    except AssertionError:  # Z3 gave no answer: no evidence either way
+        return True
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PROGRAMS)
+def test_split_verdicts_hold_by_brute_force_and_z3(program):
+    bounds, facts, guards = program
+    check_split_verdicts(bounds + facts, guards, use_z3=True)
+
+
+# hand-picked cases: the split decides each (the property above is not vacuous), and each
+# planted error below turns one of them into a wrong verdict
+CAUGHT = [
+    ([T.le(x, c(3)), T.ge(x, c(-3))], [T.eq(T.minimum(x, y), x)]),
+    ([T.le(x, c(3)), T.ge(x, c(-3))], [T.le(T.maximum(x, y), c(3))]),
+    ([T.ge(y, c(-2)), T.le(y, c(2))], [T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y))]),
+]
+DECIDED = [([], [T.eq(T.maximum(x, y), T.neg(T.minimum(T.neg(x), T.neg(y))))]),
+           ([T.ge(y, c(1)), T.le(y, c(3))], [T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y))])]
+
+
+def test_the_split_decides_the_hand_picked_cases():
+    for facts, guards in DECIDED:
+        assert check_split_verdicts(facts, guards, use_z3=True) == len(guards)
+
+
+def _caught(use_z3: bool) -> bool:
+    for facts, guards in CAUGHT:
+        try:
+            check_split_verdicts(facts, guards, use_z3)
+        except AssertionError:
+            return True
+    return False
+
+
+def test_planted_error_a_branch_dropped_is_caught(monkeypatch):
+    real = case_split.cases
+    monkeypatch.setattr(case_split, "cases", lambda atom, g, depth: real(atom, g, depth)[:1])
+    assert _caught(use_z3=False)
+
+
+def test_planted_error_divisor_zero_branch_dropped_is_caught_by_z3(monkeypatch):
+    real = case_split._division_cases
+
+    def without_zero(atom, g, depth):
+        return [k for k in real(atom, g, depth) if k.replaced]  # the y = 0 branch replaces nothing
+
+    monkeypatch.setattr(case_split, "_division_cases", without_zero)
+    facts, guards = CAUGHT[2]
+    r = Reasoner(cases=WIDE)
+    for f in facts:
+        r.assume(f)
+    assert r.decide(guards[0]).truth is Truth.TRUE  # wrong: y = 0 leaves x div 0 free
+    assert _caught(use_z3=True)
+
+
+def test_budget_constants_are_documented():
+    import pathlib
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "architecture.md").read_text()
+    for name in ("MAX_CASE_BRANCHES", "MAX_CASE_DEPTH", "BRANCH_PROPAGATION", "SPLIT_BACKOFF_STREAK"):
+        assert name in text
+    assert attrs.has(CaseBudget)
