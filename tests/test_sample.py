@@ -42,10 +42,10 @@ COMPARE = st.sampled_from([T.le, T.lt, T.ge, T.gt, T.eq, T.ne])
 ATOMS = st.tuples(COMPARE, INT_TERMS, INT_TERMS).map(lambda p: p[0](p[1], p[2]))
 EQUALITIES = st.tuples(st.sampled_from(VARS), INT_TERMS).map(lambda p: T.eq(p[0], p[1]))
 CONSTRAINTS = st.one_of(ATOMS, EQUALITIES, st.tuples(ATOMS, ATOMS).map(lambda p: T.or_(*p)))
-#: every variable in a small box, so that brute force can count the solutions
-BOXES = st.tuples(*[st.tuples(st.integers(-3, 3), st.integers(0, 5)) for _ in VARS]).map(
-    lambda bs: [T.and_(T.ge(v, k(lo)), T.le(v, k(lo + w))) for v, (lo, w) in zip(VARS, bs)])
-SPECS_GENERATED = st.tuples(BOXES, st.lists(CONSTRAINTS, min_size=1, max_size=3)).map(lambda p: p[0] + p[1])
+#: every variable in a small box (lo, lo + width), so that brute force can count the solutions
+BOXES = st.tuples(*[st.tuples(st.integers(-3, 3), st.integers(0, 5)) for _ in VARS])
+SPECS_GENERATED = st.tuples(BOXES, st.lists(CONSTRAINTS, min_size=1, max_size=3)).map(
+    lambda p: [T.and_(T.ge(v, k(lo)), T.le(v, k(lo + w))) for v, (lo, w) in zip(VARS, p[0])] + p[1])
 
 
 def z3_solver(facts, point=None):
@@ -67,12 +67,18 @@ def brute_force(facts) -> tuple[int, bool]:
     from itertools import product
 
     count, unevaluable = 0, False
-    for values in product(range(-3, 9), repeat=len(NAMES)):
+    ranges = [_box_values(box, name) for box, name in zip(facts, NAMES)]
+    for values in product(*ranges):
         point = dict(zip(NAMES, values))
         truths = [truth_at(f, point) for f in facts]
         count += all(t is True for t in truths)
         unevaluable = unevaluable or (None in truths and False not in truths)
     return count, unevaluable
+
+
+def _box_values(box, name: str) -> list[int]:
+    """The values of ``name`` its box fact (``lo <= name <= lo + w``, the spec's first facts) allows."""
+    return [v for v in range(-3, 9) if truth_at(box, {name: v})]
 
 
 def assumed(facts) -> Reasoner:

@@ -255,57 +255,85 @@ class Sampler:
     def _propagated(self, comp: Component) -> dict[str, int] | None:
         for _ in range(PROPAGATED_TRIES):
             try:
-                values = self._assign(comp)
+                point = self._assign(comp)
             finally:
                 self.r.rollback(self.cp)
-            point = None if values is None else complete(comp, values)
             if point is not None:
                 return point
         return None
 
     def _assign(self, comp: Component) -> dict[str, int] | None:
-        """Each basis variable of the component, in a random order, a value within its current
-        bounds (and its box) that the reasoner does not refute; None if one has none."""
-        r, rng = self.r, self.rng
+        """The component's basis variables in a random order, each a uniform value within its
+        current bounds (and its box) that the reasoner does not refute, assumed so that the
+        next ones' bounds narrow; the last one only evaluated (nothing is left to narrow).
+        The completed point, or None if a variable ran out of tries."""
         order = list(zip(comp.basis, comp.box))
-        rng.shuffle(order)
+        self.rng.shuffle(order)
         values: dict[str, int] = {}
-        for b, (box_lo, box_hi) in order:
-            lo, hi = r.bounds(b)
-            lo, hi = max(box_lo, math.ceil(lo)), min(box_hi, math.floor(hi))
-            for _ in range(VALUE_TRIES if lo < hi else 1 if lo == hi else 0):
-                v = rng.randint(lo, hi)
-                cp = r.checkpoint()
-                r.assume(T.eq(b, T.const(v)))
-                if not r.contradiction:
-                    r.commit(cp)
-                    values[b.data] = v
-                    break
-                r.rollback(cp)
-                r.commit(cp)
-            else:
+        for b, box in order[:-1]:
+            lo, hi = self._current(b, box)
+            v = self._assumed_value(b, lo, hi)
+            if v is None:
                 return None
-        return values
+            values[b.data] = v
+        last, box = order[-1]
+        lo, hi = self._current(last, box)
+        for _ in range(VALUE_TRIES if lo <= hi else 0):
+            point = complete(comp, {**values, last.data: self.rng.randint(lo, hi)})
+            if point is not None:
+                return point
+        return None
+
+    def _current(self, b: Term, box: tuple[int, int]) -> tuple[int, int]:
+        lo, hi = self.r.bounds(b)
+        return max(box[0], math.ceil(lo)), min(box[1], math.floor(hi))
+
+    def _assumed_value(self, b: Term, lo: int, hi: int) -> int | None:
+        """A uniform value of ``b`` in ``lo..hi`` assumed without contradiction (a forced one,
+        ``lo == hi``, too: as a binding it folds into the other terms, which intervals alone
+        do not); None after :data:`VALUE_TRIES` refuted values."""
+        r = self.r
+        for _ in range(VALUE_TRIES if lo < hi else 1 if lo == hi else 0):
+            v = self.rng.randint(lo, hi)
+            cp = r.checkpoint()
+            r.assume(T.eq(b, T.const(v)))
+            if not r.contradiction:
+                r.commit(cp)
+                return v
+            r.rollback(cp)
+            r.commit(cp)
+        return None
+
+
+def draws(r: Reasoner, seed: int | None = None, variables: Iterable[Term] = ()) -> Iterator[dict[str, int] | None]:
+    """Independent solutions of ``r``'s facts (not contradictory), one per ``next``; None when
+    a draw found none within its budget. Everything happens under a checkpoint, rolled back
+    when the generator is closed, so ``r`` is left as it was."""
+    with r.tentatively():
+        space = build_space(r, variables)
+        sampler = Sampler(r, space, random.Random(seed), r.checkpoint())
+        while True:
+            yield sampler.point()
 
 
 def sample(r: Reasoner, n: int, seed: int | None = None, variables: Iterable[Term] = ()) -> Samples:
     """``n`` independent draws of solutions of ``r``'s facts (repeats possible, as with
-    uniform draws), over the facts' variables and ``variables``. ``r`` is left as it was
-    (everything happens under a checkpoint). Raises :class:`Unsampleable` for a variable
-    that is not Int."""
+    uniform draws), over the facts' variables and ``variables``. ``r`` is left as it was.
+    Raises :class:`Unsampleable` for a variable that is not Int."""
     if n < 0:
         raise ValueError(f"the number of samples must be >= 0, got {n}")
     if r.contradiction:
         return Samples(IMPOSSIBLE, reason="the facts are contradictory")
     points: list[dict[str, int]] = []
-    with r.tentatively():
-        space = build_space(r, variables)
-        sampler = Sampler(r, space, random.Random(seed), r.checkpoint())
+    source = draws(r, seed, variables)
+    try:
         while len(points) < n:
-            p = sampler.point()
+            p = next(source)
             if p is None:
                 break
             points.append(p)
+    finally:
+        source.close()
     if len(points) == n:
         return Samples(SAT, tuple(points))
     reason = (f"found {len(points)} of {n}: the last sample failed {MAX_REJECTION_TRIES} box draws "
