@@ -188,12 +188,30 @@ def test_distinct_samples_are_within_five_percent_of_uniform_draws(name):
     assert {tuple(sorted(p.items())) for p in drawn.points} <= listed
 
 
+@pytest.mark.parametrize("name", ["broadcast", "conv", "reshape"])
+def test_propagated_draws_alone_are_near_uniform(name, monkeypatch):
+    """With no box draw at all (as on a sparse box), the propagated draws' distinct points,
+    averaged over two seeds, are still within 5% of uniform draws' (measured: -0.8 to -3.8%)."""
+    from absint.search import sampling
+
+    monkeypatch.setattr(sampling.Sampler, "_box_budget", lambda self, i: 0)
+    facts = [f.term for f in parse(SMALL_SPECS[name], name).facts]
+    every = solutions(assumed(facts))
+    distinct = []
+    for seed in (7, 8):
+        drawn = sample(assumed(facts), every.count, seed=seed)
+        assert drawn.status == SAT and len(drawn.points) == every.count
+        distinct.append(len({tuple(sorted(p.items())) for p in drawn.points}))
+    expected = expected_distinct(every.count, every.count)
+    assert abs(sum(distinct) / 2 - expected) <= 0.05 * expected, (distinct, expected)
+
+
 # ------------------------------------------------------------------ the command
 
 
 def test_every_shipped_spec_samples_points_z3_confirms(capsys):
     files = sorted(glob.glob(os.path.join(SPECS, "*.smt2")))
-    assert len(files) >= 6
+    assert len(files) >= 7
     assert main(["sample", *files, "-n", "5", "--seed", "3", "--json"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["file"] for r in records] == files
