@@ -108,6 +108,25 @@ def test_every_sample_is_a_solution_and_impossible_is_proved(facts, seed):
 
 
 @SETTINGS
+@given(SPECS_GENERATED, st.integers(0, 2**16))
+def test_propagated_draws_are_solutions_and_leave_the_reasoner_as_it_was(facts, seed):
+    """The checkpointed path alone (no box draw): assumptions, refuted values, rollbacks."""
+    from absint.search import sampling
+
+    r = assumed(facts)
+    guards = [T.le(VARS[0], VARS[1]), T.ge(T.add(VARS[1], VARS[2]), k(1))]
+    before = [r.decide(g) for g in guards]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sampling.Sampler, "_box_budget", lambda self, i: 0)
+        found = sample(r, 4, seed=seed, variables=VARS)
+    assert found.status != IMPOSSIBLE or z3_solver(facts) == "unsat"
+    for p in found.points:
+        assert all(truth_at(f, p) is True for f in facts), (facts, p)
+        assert z3_solver(facts, p) == "sat", (facts, p)
+    assert [r.decide(g) for g in guards] == before and r.facts == list(facts)
+
+
+@SETTINGS
 @given(SPECS_GENERATED)
 def test_the_exhaustive_count_is_the_brute_force_count(facts):
     r = assumed(facts)
