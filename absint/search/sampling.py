@@ -35,7 +35,7 @@ import attrs
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
 from absint.lang.terms import INT, Term
-from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.reasoner import Checkpoint, Reasoner
 
 #: a variable unbounded on a side is drawn from a window this wide next to its finite bound
 #: (around 0 if it has none): samples are still solutions, uniformity means nothing there
@@ -217,7 +217,7 @@ class Sampler:
     """Draws points of a space on its reasoner, rolled back to the checkpoint ``cp`` (taken
     after the facts) after each propagated draw; keeps each component's acceptance rate."""
 
-    def __init__(self, r: Reasoner, space: Space, rng: random.Random, cp):
+    def __init__(self, r: Reasoner, space: Space, rng: random.Random, cp: Checkpoint):
         self.r, self.space, self.rng, self.cp = r, space, rng, cp
         self.trials = [0] * len(space.components)
         self.hits = [0] * len(space.components)
