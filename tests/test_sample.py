@@ -331,3 +331,15 @@ def test_shape_reasoner_sample():
         r.sample([a], -1)
     with pytest.raises(TypeError):
         r.sample([a], 1, seed="x")
+
+
+def test_the_benchmark_times_both_sides():
+    from benchmarks.sample_specs import absint_times, z3_times
+
+    spec = os.path.join(SPECS, "conv1d.smt2")
+    setup, times, distinct = absint_times(spec, 40, 0)
+    assert len(times) == 40 and 1 <= distinct <= 33 and setup > 0
+    z_setup, z, found, end = z3_times(spec, 40, 0)
+    assert (found, end) == (33, "unsat") and len(z) == 34
+    _, _, _, end = z3_times(os.path.join(SPECS, "contradictory.smt2"), 5, 0)
+    assert end == "unsat"
