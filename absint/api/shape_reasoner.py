@@ -329,6 +329,29 @@ class ShapeReasoner:
         finally:
             self._reasoner.cases = saved
 
+    def sample(self, symbols, n: int, seed: int | None = None):
+        """``n`` points that satisfy the facts, as graph fuzzers get shapes from Z3: a
+        :class:`absint.search.sampling.Samples` whose ``status`` is ``"sat"`` (``points``:
+        dicts from each of ``symbols``, sympy symbols or names, to an int; every point is
+        checked against every fact), ``"impossible"`` (the facts are contradictory: proved,
+        never an empty list) or ``"unknown"``. Draws are near-uniform (exactly uniform where
+        a variable's range is mostly solutions), independent, and repeatable with ``seed``.
+        The reasoner is left as it was. Only Int symbols can be sampled (``ValueError``)."""
+        from absint.search.sampling import Unsampleable, sample
+
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"sample(): n must be an int >= 0, got {n!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise TypeError(f"sample(): seed must be an int or None, got {seed!r}")
+        names = list(dict.fromkeys(name for s in symbols for name in inputs.symbol_names([s], "sample()")))
+        wanted = {name: self._symbols.get(name) or sympy.Symbol(name, integer=True) for name in names}
+        try:
+            found = sample(self._reasoner, n, seed, [self.term(s) for s in wanted.values()])
+        except Unsampleable as e:
+            raise ValueError(f"sample(): {e}") from None
+        points = tuple({s: p[name] for name, s in wanted.items()} for p in found.points)
+        return attrs.evolve(found, points=points)
+
     # ------------------------------------------------------------ terms (for callers below sympy)
 
     def term(self, expr) -> Term:

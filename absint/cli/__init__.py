@@ -1,4 +1,4 @@
-"""Command line: ``absint check | analyze | compare | bounds | validate``.
+"""Command line: ``absint check | analyze | compare | bounds | validate | sample``.
 
 Each subcommand lives in its own module with ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs,
@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("absint.cli.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
     "bounds": ("absint.cli.bounds", "numeric and symbolic bounds of a program's unbacked sizes and outputs"),
     "validate": ("absint.cli.validate", "translation validation: source/target pairs equal, or the first failing step"),
+    "sample": ("absint.cli.sample", "shapes that satisfy operator specs: random samples or every solution"),
 }
 
 

@@ -1,0 +1,10 @@
+; a one-dimensional convolution without padding: the worked example of docs/sample.md
+(declare-const H Int)
+(declare-const K Int)
+(declare-const stride Int)
+(declare-const OH Int)
+(assert (and (>= H 1) (<= H 8)))
+(assert (and (>= K 1) (<= K 3)))
+(assert (and (>= stride 1) (<= stride 2)))
+(assert (= OH (+ (div (- H K) stride) 1)))
+(assert (>= OH 2))

@@ -1,0 +1,17 @@
+; batched matmul (GenCoG's MatMul spec): A is B0 x M x K, B is B1 x K2 x N; the batch
+; dimension broadcasts (equal, or one of them 1) and the inner dimensions agree.
+(declare-const B0 Int)
+(declare-const B1 Int)
+(declare-const M Int)
+(declare-const K Int)
+(declare-const K2 Int)
+(declare-const N Int)
+(declare-const OB Int)
+(assert (and (>= B0 1) (<= B0 8)))
+(assert (and (>= B1 1) (<= B1 8)))
+(assert (and (>= M 1) (<= M 64)))
+(assert (and (>= K 1) (<= K 64)))
+(assert (and (>= N 1) (<= N 64)))
+(assert (= K K2))
+(assert (or (= B0 B1) (= B0 1) (= B1 1)))
+(assert (= OB (ite (= B0 1) B1 B0)))

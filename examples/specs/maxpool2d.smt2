@@ -1,0 +1,18 @@
+; max pooling (NNSmith's MaxPool2d spec): window K, stride, padding at most half the window,
+; ceil_mode off; the output size as PyTorch computes it.
+(declare-const H Int)
+(declare-const W Int)
+(declare-const K Int)
+(declare-const stride Int)
+(declare-const pad Int)
+(declare-const OH Int)
+(declare-const OW Int)
+(assert (and (>= H 1) (<= H 64)))
+(assert (and (>= W 1) (<= W 64)))
+(assert (and (>= K 1) (<= K 8)))
+(assert (and (>= stride 1) (<= stride 4)))
+(assert (and (>= pad 0) (<= (* 2 pad) K)))
+(assert (= OH (+ (div (- (+ H (* 2 pad)) K) stride) 1)))
+(assert (= OW (+ (div (- (+ W (* 2 pad)) K) stride) 1)))
+(assert (>= OH 1))
+(assert (>= OW 1))

@@ -1,0 +1,12 @@
+; reshape of a rank-3 tensor to rank 2 (NNSmith's Reshape spec): the element count is kept.
+(declare-const i0 Int)
+(declare-const i1 Int)
+(declare-const i2 Int)
+(declare-const o0 Int)
+(declare-const o1 Int)
+(assert (and (>= i0 1) (<= i0 64)))
+(assert (and (>= i1 1) (<= i1 64)))
+(assert (and (>= i2 1) (<= i2 64)))
+(assert (and (>= o0 1) (<= o0 64)))
+(assert (and (>= o1 1) (<= o1 64)))
+(assert (= (* i0 i1 i2) (* o0 o1)))
