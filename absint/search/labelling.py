@@ -146,6 +146,7 @@ class Labelling:
         self.nodes = 0
         self.deadline = 0.0
         self.in_wants = {v for w in wants for v in T.free_vars(w)}
+        self.hints = {**self.others, **{x.name: x.hint for x in self.variables if x.hint is not None}}
         self._divisors: dict[int, list[int] | None] = {}
 
     def run(self) -> Outcome:
@@ -280,6 +281,20 @@ class Labelling:
                 if v not in seen:
                     yield v
                 v += d.modulus
+        elif seen:  # too many values to cover: random ones, in a widening window, until the budget ends
+            yield from self._random_values(d, next(iter(seen)), seen)
+
+    def _random_values(self, d: Domain, start: int, seen: set) -> Iterator[int]:
+        width = max(64, abs(start))
+        while True:
+            for _ in range(RANDOM_TRIES):
+                lo = start - width if d.lo == -math.inf else max(d.lo, start - width)
+                hi = start + width if d.hi == math.inf else min(d.hi, start + width)
+                v = d.nearest(self.rng.randint(int(lo), int(hi)))
+                if v is not None and v not in seen:
+                    seen.add(v)
+                    yield v
+            width *= 2
 
     def _heuristic(self, d: Domain, hint) -> Iterator[int | None]:
         if hint is None or not isinstance(hint, int) or isinstance(hint, bool):
@@ -318,7 +333,19 @@ class Labelling:
                 d = self.domain(f)
                 if d.lo == d.hi:
                     continue
-                yield f, [v for v in divisors if v in d]
+                near = self._at_hints(f)
+                values = [v for v in divisors if v in d]
+                if near is not None:
+                    values.sort(key=lambda v: (abs(v - near), -v))
+                yield f, values
+
+    def _at_hints(self, t: Term):
+        """``t``'s value at the hints (and the defaults of the other symbols), or None."""
+        try:
+            v = evaluate(t, self.hints)
+        except NotEvaluable:
+            return None
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _literal(t: Term, v) -> Term:
