@@ -198,9 +198,9 @@ class Labelling:
         return None, True
 
     def _spend(self) -> None:
-        self.nodes += 1
-        if self.nodes > self.budget.nodes or time.monotonic() > self.deadline:
+        if self.nodes >= self.budget.nodes or time.monotonic() > self.deadline:
             raise OutOfBudget
+        self.nodes += 1
 
     def _leaf(self) -> tuple[dict | None, bool]:
         """Every labelled symbol fixed: the point if the evaluator accepts it; else
