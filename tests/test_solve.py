@@ -127,6 +127,14 @@ def test_a_prime_numel_is_proved_impossible_by_its_divisors():
     assert sol.status == IMPOSSIBLE and verdict == "confirmed"
 
 
+def test_an_exhaustive_proof_names_few_asserts():
+    with open(os.path.join(EXAMPLES, "conv_stack.smt2")) as f:
+        text = f.read()
+    sol, verdict = solve_text(text, ["output0_size2 * output0_size3 == 101"])
+    assert sol.status == IMPOSSIBLE and "exhaustive" in sol.how and verdict == "confirmed"
+    assert len(sol.core) <= 3
+
+
 def test_a_small_domain_is_labelled_exhaustively():
     text = PRELUDE_TEXT + "(declare-const x Int)\n(set-info :example-x 3)\n(assert (<= 0 x 40))\n"
     sol, verdict = solve_text(text, ["x * x == 50"])

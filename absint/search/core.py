@@ -20,7 +20,7 @@ known to contradict, larger but still a proof. All passes run from one checkpoin
 from __future__ import annotations
 
 import time
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from absint.lang.terms import Term
 from absint.reasoning.reasoner import Reasoner
@@ -94,3 +94,26 @@ def contradicting_from_scratch(r: Reasoner, facts: Sequence[Term], wants: Sequen
     finally:
         r.rollback(root)
         r.commit(root)
+
+
+def smallest_refuted(refuted: Callable[[list[int]], bool], n: int, deadline: float) -> tuple[int, ...]:
+    """A subset of ``range(n)`` that ``refuted`` still accepts (``refuted(list(range(n)))``
+    is known true), by deleting chunks, halving their size down to one index (Zeller's
+    delta debugging): few calls when the subset needed is small. Stops at ``deadline``
+    with the last subset accepted."""
+    kept = list(range(n))
+    size = max(1, len(kept) // 2)
+    while kept:
+        i = 0
+        while i < len(kept):
+            if time.monotonic() > deadline:
+                return tuple(kept)
+            trial = kept[:i] + kept[i + size:]
+            if refuted(trial):
+                kept = trial
+            else:
+                i += size
+        if size == 1:
+            break
+        size = max(1, size // 2)
+    return tuple(kept)

@@ -2,7 +2,8 @@
 
 ``impossible`` is a proof: the reasoner, given the wants and the facts, reaches a
 contradiction (then :mod:`absint.search.core` names the facts it needs), or an
-exhaustive labelling finds nothing (then every fact is named: the proof used them all).
+exhaustive labelling finds nothing (then the facts are shrunk by delta debugging, each
+subset re-proved the same way).
 ``found`` is checked by the evaluator at the point. Anything else is ``unknown``, with
 the budget spent.
 """
@@ -18,7 +19,7 @@ from absint.lang.dag import subterms
 from absint.lang.evaluator import Value
 from absint.lang.terms import BOOL, Term
 from absint.reasoning.reasoner import Reasoner
-from absint.search.core import contradicting, contradicting_from_scratch, first_contradiction
+from absint.search.core import contradicting, contradicting_from_scratch, first_contradiction, smallest_refuted
 from absint.search.labelling import Budget, Labelling, Variable, holds_everywhere
 
 FOUND, IMPOSSIBLE, UNKNOWN = "found", "impossible", "unknown"
@@ -71,11 +72,27 @@ def label(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wants
     if out.point is not None:
         return Solution(FOUND, out.point, how="a point checked by the evaluator", **spent), False
     if out.proved:
-        return Solution(IMPOSSIBLE, core=tuple(range(len(facts))),
-                        how=f"exhaustive labelling ({out.nodes} values tried)", **spent), True
+        core = smallest_refuted(lambda kept: refutes(symbols, [facts[i] for i in kept], wants, budget, seed),
+                                len(facts), time.monotonic() + budget.seconds / 2)
+        return Solution(IMPOSSIBLE, core=core, how=f"exhaustive labelling ({out.nodes} nodes)", **spent), True
     what = f"budget spent: {out.nodes} nodes, {out.seconds:.2f} s" if out.out_of_budget else \
         f"search space not covered ({out.nodes} nodes, {out.seconds:.2f} s)"
     return Solution(UNKNOWN, how=what, **spent), False
+
+
+def refutes(symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Term], budget: Budget,
+            seed: int) -> bool:
+    """Whether propagation or an exhaustive labelling proves ``facts`` and ``wants``
+    contradictory, on a fresh reasoner (the oracle that shrinks an exhaustive proof's
+    facts: a leaf is judged against these facts only)."""
+    r = Reasoner(backed=[s.term for s in symbols if s.hint is not None])
+    if any(_assumed(r, t) for t in [*wants, *facts]):
+        return True
+    used = occurring([*facts, *wants])
+    variables = [s for s in symbols if s.name in used]
+    others = {s.name: default_value(s) for s in symbols if s.name not in used}
+    small = Budget(min(budget.nodes, 200), budget.seconds)
+    return Labelling(r, variables, wants, holds_everywhere([*facts, *wants]), others, small, seed).run().proved
 
 
 def solve(symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Term],
