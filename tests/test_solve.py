@@ -26,7 +26,8 @@ from benchmarks.generators import PRELUDE_TEXT, build
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
 
 
-def solve_text(text: str, wants: list[str], budget: Budget = Budget(2000, 10.0), seed: int = 0):
+def solve_text(text: str, wants: list[str], budget: Budget = Budget(2000, 10.0), seed: int = 0,
+               z3: bool = True):
     with T.fresh_table():
         read = read_with_wants(text.encode(), wants, "t.smt2")
         program = read.program
@@ -34,7 +35,7 @@ def solve_text(text: str, wants: list[str], budget: Budget = Budget(2000, 10.0),
         facts = [f.term for f in program.facts]
         wanted = [w.term for w in read.wants]
         sol = solve(symbols, facts, wanted, budget, seed)
-        verdict = judge(sol, symbols, facts, wanted)
+        verdict = judge(sol, symbols, facts, wanted) if z3 else None
     return sol, verdict
 
 
@@ -237,3 +238,51 @@ def test_find_checks_its_arguments():
         r.find("x == 1")
     with pytest.raises(ValueError):
         r.find(sympy.Eq(x, 1), nodes=0)
+
+
+# ------------------------------------------------------------------ against brute force on small boxes
+
+_OPERANDS = ("x", "y", "z", "(* x y)", "(div x 3)", "(mod y 4)", "(+ x z)", "(- y z)", "(* 2 z)", "(div (+ x y) 2)")
+_COMPARES = ("=", "<=", ">=", "distinct", "<", ">")
+
+
+def random_program(rng: random.Random) -> tuple[str, list[str], list[range]]:
+    """x, y, z in small boxes (so a brute force is exact), a few random facts, one or two wants."""
+    lines, boxes = [PRELUDE_TEXT], []
+    for name in ("x", "y", "z"):
+        lo = rng.randint(-3, 3)
+        boxes.append(range(lo, lo + rng.randint(0, 9) + 1))
+        lines += [f"(declare-const {name} Int)", f"(assert (<= {lo} {name} {boxes[-1][-1]}))"]
+
+    def atom() -> str:
+        return f"({rng.choice(_COMPARES)} {rng.choice(_OPERANDS)} {rng.choice(_OPERANDS + ('0', '1', '5'))})"
+
+    lines += [f"(assert {atom()})" for _ in range(rng.randint(0, 3))]
+    wants = [f"(= {rng.choice(_OPERANDS)} {rng.randint(-6, 20)})"] + ([atom()] if rng.random() < 0.4 else [])
+    return "\n".join(lines) + "\n", wants, boxes
+
+
+def brute_force(text: str, wants: list[str], boxes: list[range]) -> bool:
+    """Whether some point of the boxes satisfies every fact and want."""
+    with T.fresh_table():
+        read = read_with_wants(text.encode(), wants, "b.smt2")
+        terms = [f.term for f in read.program.facts] + [w.term for w in read.wants]
+        return any(all(truth_at(t, {"x": a, "y": b, "z": c}) for t in terms)
+                   for a in boxes[0] for b in boxes[1] for c in boxes[2])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_small_boxes_are_decided_and_agree_with_brute_force(seed):
+    rng = random.Random(seed)
+    statuses = set()
+    for _ in range(40):
+        text, wants, boxes = random_program(rng)
+        sol, _ = solve_text(text, wants, Budget(3000, 10.0), seed, z3=False)
+        exists = brute_force(text, wants, boxes)
+        if sol.status == FOUND:  # the point was checked by the evaluator; check it here too
+            with T.fresh_table():
+                read = read_with_wants(text.encode(), wants, "b.smt2")
+                assert all(truth_at(f.term, sol.point) for f in [*read.program.facts, *read.wants])
+        assert sol.status == (FOUND if exists else IMPOSSIBLE), (text, wants, sol)
+        statuses.add((sol.status, sol.how.split(" (")[0]))
+    assert len(statuses) >= 3, statuses  # found, and impossible by propagation and by exhaustion

@@ -276,7 +276,7 @@ class Labelling:
                 seen.add(v)
                 yield v
         if covering:
-            v = d.lo
+            v = d.lo + (d.residue - d.lo) % d.modulus  # the first value of the congruence class
             while v <= d.hi:
                 if v not in seen:
                     yield v
