@@ -258,7 +258,12 @@ def random_program(rng: random.Random) -> tuple[str, list[str], list[range]]:
         return f"({rng.choice(_COMPARES)} {rng.choice(_OPERANDS)} {rng.choice(_OPERANDS + ('0', '1', '5'))})"
 
     lines += [f"(assert {atom()})" for _ in range(rng.randint(0, 3))]
-    wants = [f"(= {rng.choice(_OPERANDS)} {rng.randint(-6, 20)})"] + ([atom()] if rng.random() < 0.4 else [])
+    operand = rng.choice(_OPERANDS)
+    with T.fresh_table():  # aim near a value the operand takes in the boxes: a few hits, many near misses
+        term = read_with_wants(("\n".join(lines) + "\n").encode(), [f"(= {operand} 0)"], "w.smt2").wants[0].term
+        at = {n: rng.choice(b) for n, b in zip(("x", "y", "z"), boxes)}
+        target = evaluate(term.args[0], at) + rng.choice((0, 0, 1, -1, 7))
+    wants = [f"(= {operand} {target})"] + ([atom()] if rng.random() < 0.4 else [])
     return "\n".join(lines) + "\n", wants, boxes
 
 
