@@ -72,8 +72,13 @@ def label(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wants
     if out.point is not None:
         return Solution(FOUND, out.point, how="a point checked by the evaluator", **spent), False
     if out.proved:
-        core = smallest_refuted(lambda kept: refutes(symbols, [facts[i] for i in kept], wants, budget, seed),
-                                len(facts), time.monotonic() + budget.seconds / 2)
+        deadline = time.monotonic() + budget.seconds / 2
+
+        def still_refuted(kept: list[int]) -> bool:
+            left = Budget(min(budget.nodes, 200), max(1e-3, deadline - time.monotonic()))
+            return refutes(symbols, [facts[i] for i in kept], wants, left, seed)
+
+        core = smallest_refuted(still_refuted, len(facts), deadline)
         return Solution(IMPOSSIBLE, core=core, how=f"exhaustive labelling ({out.nodes} nodes)", **spent), True
     what = f"budget spent: {out.nodes} nodes, {out.seconds:.2f} s" if out.out_of_budget else \
         f"search space not covered ({out.nodes} nodes, {out.seconds:.2f} s)"
@@ -91,8 +96,7 @@ def refutes(symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[
     used = occurring([*facts, *wants])
     variables = [s for s in symbols if s.name in used]
     others = {s.name: default_value(s) for s in symbols if s.name not in used}
-    small = Budget(min(budget.nodes, 200), budget.seconds)
-    return Labelling(r, variables, wants, holds_everywhere([*facts, *wants]), others, small, seed).run().proved
+    return Labelling(r, variables, wants, holds_everywhere([*facts, *wants]), others, budget, seed).run().proved
 
 
 def solve(symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Term],
