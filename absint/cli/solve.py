@@ -30,7 +30,7 @@ answers:
               the outputs (output<k>_size<d>, ...) evaluated there
   impossible  no point exists: the asserts named (with the wants) contradict each
               other; a proof by propagation, or by an exhaustive labelling of finite
-              domains (then every assert is named)
+              domains (its asserts are then shrunk, each smaller set proved again)
   unknown     neither within the budget (--budget nodes, --time-limit seconds)
 wants: infix as absint prints it (== != < <= > >= and or not + - * // % /, min, max,
   div, mod; // and % are SMT-LIB's Euclidean div and mod) or SMT-LIB; several --want
@@ -146,7 +146,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, default=DEFAULT_NODES, metavar="NODES",
                         help=f"values tried at most (default {DEFAULT_NODES})")
     parser.add_argument("--time-limit", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
-                        help=f"wall-clock seconds per file at most (default {DEFAULT_SECONDS:g})")
+                        help=f"wall-clock seconds of search per file (default {DEFAULT_SECONDS:g}; shrinking "
+                             "the asserts of an exhaustive proof may take half as long again)")
     parser.add_argument("--json", action="store_true", help="one JSON object per file and line")
 
 
