@@ -60,9 +60,9 @@ def default_value(v: Variable) -> Value:
 
 
 def label(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Term],
-          budget: Budget, seed: int) -> tuple[Solution, bool]:
-    """Search on ``r``, which holds the facts and wants: (solution, proved) where a found
-    point is in the solution and ``proved`` means no point exists."""
+          budget: Budget, seed: int) -> Solution:
+    """Search on ``r``, which holds the facts and wants: found, impossible (by exhaustion,
+    with the facts that proof still needs), or unknown."""
     used = occurring([*facts, *wants])
     variables = [s for s in symbols if s.name in used]
     others = {s.name: default_value(s) for s in symbols if s.name not in used}
@@ -70,7 +70,7 @@ def label(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wants
     out = Labelling(r, variables, wants, check, others, budget, seed).run()
     spent = dict(nodes=out.nodes, seconds=out.seconds)
     if out.point is not None:
-        return Solution(FOUND, out.point, how="a point checked by the evaluator", **spent), False
+        return Solution(FOUND, out.point, how="a point checked by the evaluator", **spent)
     if out.proved:
         deadline = time.monotonic() + budget.seconds / 2
 
@@ -79,10 +79,10 @@ def label(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wants
             return refutes(symbols, [facts[i] for i in kept], wants, left, seed)
 
         core = smallest_refuted(still_refuted, len(facts), deadline)
-        return Solution(IMPOSSIBLE, core=core, how=f"exhaustive labelling ({out.nodes} nodes)", **spent), True
+        return Solution(IMPOSSIBLE, core=core, how=f"exhaustive labelling ({out.nodes} nodes)", **spent)
     what = f"budget spent: {out.nodes} nodes, {out.seconds:.2f} s" if out.out_of_budget else \
         f"search space not covered ({out.nodes} nodes, {out.seconds:.2f} s)"
-    return Solution(UNKNOWN, how=what, **spent), False
+    return Solution(UNKNOWN, how=what, **spent)
 
 
 def refutes(symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Term], budget: Budget,
@@ -115,8 +115,7 @@ def solve(symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Te
         core = contradicting(r, root, facts, wants, k, deadline)
         return Solution(IMPOSSIBLE, core=core, how="propagation reached a contradiction",
                         seconds=time.monotonic() - start)
-    solution, _ = label(r, symbols, facts, wants, budget, seed)
-    return attrs.evolve(solution, seconds=time.monotonic() - start)
+    return attrs.evolve(label(r, symbols, facts, wants, budget, seed), seconds=time.monotonic() - start)
 
 
 def find_on(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Term],
@@ -128,7 +127,7 @@ def find_on(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wan
     with r.tentatively():
         contradiction = any(_assumed(r, w) for w in wants)
         if not contradiction:
-            solution, _ = label(r, symbols, facts, wants, budget, seed)
+            solution = label(r, symbols, facts, wants, budget, seed)
             return attrs.evolve(solution, seconds=time.monotonic() - start)
     fresh = Reasoner(backed=[s.term for s in symbols if s.hint is not None])
     core = contradicting_from_scratch(fresh, facts, wants, start + budget.seconds)
