@@ -144,6 +144,24 @@ def test_a_small_domain_is_labelled_exhaustively():
     assert sol.status == FOUND and sol.point == {"x": 7}
 
 
+def test_a_want_whose_rewrite_needs_a_later_fact_is_read_again():
+    # (s0*s1) div s0 = s1 needs s0 != 0, which comes after the want is first read
+    text = PRELUDE_TEXT + """
+(declare-const s0 Int)
+(set-info :example-s0 4)
+(declare-const s1 Int)
+(set-info :example-s1 16)
+(assert (>= s1 0))
+(assert (not (= s0 0)))
+(assert (= (mod s1 8) 0))
+(define-fun q () Int (div (* s0 s1) s0))
+"""
+    sol, verdict = solve_text(text, ["q == 9"])
+    assert sol.status == IMPOSSIBLE and sol.core == (1, 2) and verdict == "confirmed"
+    sol, verdict = solve_text(text, ["q == 24"])
+    assert sol.status == FOUND and verdict == "checked"
+
+
 def test_the_wants_alone_can_contradict():
     sol, verdict = solve_text(SIZES, ["s0 == 4", "s0 == 5"])
     assert sol.status == IMPOSSIBLE and sol.core == () and verdict == "confirmed"

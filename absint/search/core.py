@@ -117,3 +117,18 @@ def smallest_refuted(refuted: Callable[[list[int]], bool], n: int, deadline: flo
             break
         size = max(1, size // 2)
     return tuple(kept)
+
+
+def shrink_contradiction(r: Reasoner, root: Checkpoint, facts: Sequence[Term], wants: Sequence[Term],
+                         deadline: float) -> tuple[int, ...]:
+    """Facts that with the wants contradict, for a contradiction the reasoner sees only when
+    the wants are read again after the facts (a rewrite of a want needs a fact, such as
+    ``s0 != 0`` for ``(s0*s1) div s0 = s1``). Delta debugging over the facts, each subset
+    tried as: the wants, the subset, the wants again. Leaves ``r`` at ``root``."""
+    def contradicts(kept: list[int]) -> bool:
+        r.rollback(root)
+        return _assume(r, [*wants, *(facts[i] for i in kept), *wants])
+
+    core = smallest_refuted(contradicts, len(facts), deadline)
+    r.rollback(root)
+    return core

@@ -19,7 +19,8 @@ from absint.lang.dag import subterms
 from absint.lang.evaluator import Value
 from absint.lang.terms import BOOL, Term
 from absint.reasoning.reasoner import Reasoner
-from absint.search.core import contradicting, contradicting_from_scratch, first_contradiction, smallest_refuted
+from absint.search.core import (contradicting, contradicting_from_scratch, first_contradiction, shrink_contradiction,
+                                smallest_refuted)
 from absint.search.labelling import Budget, Labelling, Variable, holds_everywhere
 
 FOUND, IMPOSSIBLE, UNKNOWN = "found", "impossible", "unknown"
@@ -115,6 +116,10 @@ def solve(symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Te
         core = contradicting(r, root, facts, wants, k, deadline)
         return Solution(IMPOSSIBLE, core=core, how="propagation reached a contradiction",
                         seconds=time.monotonic() - start)
+    if any(_assumed(r, w) for w in wants):  # read again: a rewrite of a want may need the facts
+        core = shrink_contradiction(r, root, facts, wants, deadline)
+        return Solution(IMPOSSIBLE, core=core, how="propagation reached a contradiction",
+                        seconds=time.monotonic() - start)
     return attrs.evolve(label(r, symbols, facts, wants, budget, seed), seconds=time.monotonic() - start)
 
 
@@ -131,8 +136,9 @@ def find_on(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wan
             return attrs.evolve(solution, seconds=time.monotonic() - start)
     fresh = Reasoner(backed=[s.term for s in symbols if s.hint is not None])
     core = contradicting_from_scratch(fresh, facts, wants, start + budget.seconds)
-    if core is None:  # found contradictory only with the facts first: all of them
-        core = tuple(range(len(facts)))
+    if core is None:  # seen only with the facts first: the wants read again after them
+        root = fresh.checkpoint()
+        core = shrink_contradiction(fresh, root, facts, wants, start + budget.seconds)
     how = "the wants contradict each other" if core == () else "propagation reached a contradiction"
     return Solution(IMPOSSIBLE, core=core, how=how, seconds=time.monotonic() - start)
 
