@@ -352,6 +352,21 @@ class ShapeReasoner:
         points = tuple({s: p[name] for name, s in wanted.items()} for p in found.points)
         return attrs.evolve(found, points=points)
 
+    def find(self, *goals, nodes: int | None = None, seconds: float | None = None, seed: int = 0):
+        """Values of the declared symbols at which every fact and every goal holds:
+        a :class:`absint.api.find.FindResult` whose ``status`` is ``"found"`` (``point``:
+        symbol -> value, checked by the evaluator), ``"impossible"`` (``facts``: the
+        facts that contradict the goals; a proof) or ``"unknown"`` (the budget, ``nodes``
+        values tried and ``seconds`` of wall time, was spent). The search runs under a
+        checkpoint: the reasoner is left as it was. See ``docs/solve.md``."""
+        from absint.api import find as finding
+
+        budget = finding.budget_of(nodes, seconds)
+        terms = [self._bool(g) for g in goals]
+        facts = self._facts if len(self._facts) == len(self._reasoner.facts) else \
+            [self._to_sympy(t) for t in self._reasoner.facts]
+        return finding.find(self._reasoner, self._symbols, self._sorts, self._hints, facts, terms, budget, seed)
+
     # ------------------------------------------------------------ terms (for callers below sympy)
 
     def term(self, expr) -> Term:

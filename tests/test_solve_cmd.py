@@ -1,0 +1,78 @@
+"""``absint solve`` on the command line: answers, JSON, and errors that stop no other file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+from absint.cli import main
+from absint.lang.evaluator import truth_at
+from absint.readers.smtlib import read_file
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
+RESHAPE = os.path.join(EXAMPLES, "reshape_chain.smt2")
+
+
+def run(capsys, *argv):
+    code = main(["solve", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_found_prints_the_point_and_the_outputs(capsys):
+    code, out, err = run(capsys, RESHAPE, "--want", "output0_size1 == 812")
+    assert code == 0 and not err
+    assert "reshape_chain.smt2: found: s0=25 s1=432 s2=812 s3=176; outputs:" in out
+    assert "output0_size1=812" in out
+
+
+def test_json_has_the_issues_fields_and_the_point_holds(capsys):
+    code, out, _ = run(capsys, RESHAPE, "--want", "(= output0_size0 (* 2 10800))", "--want", "s2 != 406",
+                       "--json", "--seed", "3")
+    record = json.loads(out)
+    assert code == 0
+    assert {"file", "status", "point", "outputs", "reason"} <= set(record)
+    assert record["status"] == "found" and record["outputs"]["output0_size0"] == 21600
+    program = read_file(RESHAPE)
+    assert all(truth_at(f.term, record["point"]) for f in program.facts)
+    assert record["point"]["s2"] != 406
+
+
+def test_impossible_names_the_asserts_with_positions(capsys):
+    code, out, _ = run(capsys, RESHAPE, "--want", "s1 == 433", "--json")
+    record = json.loads(out)
+    assert code == 0 and record["status"] == "impossible" and record["point"] is None
+    assert [a["index"] for a in record["asserts"]] == [11]
+    assert record["asserts"][0]["at"].endswith("reshape_chain.smt2:47:1")
+
+
+def test_a_bad_file_stops_no_other_file(capsys, tmp_path):
+    bad = tmp_path / "a_bad.smt2"
+    bad.write_text("(declare-const s0 Int)\n(assert (> s0 )\n")
+    shutil.copy(RESHAPE, tmp_path / "b_good.smt2")
+    code, out, err = run(capsys, str(tmp_path), "--want", "s1 == 864")
+    assert code == 1
+    assert "a_bad.smt2:2:" in err
+    assert "b_good.smt2: found:" in out
+
+
+def test_a_want_naming_what_a_file_lacks_is_a_usage_error_for_that_file(capsys, tmp_path):
+    shutil.copy(RESHAPE, tmp_path / "a.smt2")
+    shutil.copy(os.path.join(EXAMPLES, "le_chain.smt2"), tmp_path / "b.smt2")
+    code, out, err = run(capsys, str(tmp_path), "--want", "s1 == 864")
+    assert code == 2
+    assert "b.smt2: --want 1 's1 == 864': undefined name 's1'" in err
+    assert "a.smt2: found:" in out
+
+
+def test_bad_want_syntax_is_refused_before_any_file(capsys):
+    code, out, err = run(capsys, RESHAPE, "--want", "s1 == 1.5")
+    assert code == 2 and not out and "only integers" in err
+
+
+def test_unknown_reports_the_budget(capsys, tmp_path):
+    f = tmp_path / "p.smt2"
+    f.write_text("(declare-const x Int)\n(declare-const y Int)\n(assert (> x 1))\n(assert (> y 1))\n")
+    code, out, _ = run(capsys, str(f), "--want", f"x * y == {2**61 - 1}", "--budget", "30")
+    assert code == 0 and "unknown: budget spent: 30 nodes" in out
