@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": ("absint.cli.analyze", "decide every assert against the asserts before it (T / F / ?)"),
     "compare": ("absint.cli.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
     "bounds": ("absint.cli.bounds", "numeric and symbolic bounds of a program's unbacked sizes and outputs"),
+    "inputs": ("absint.cli.inputs", "the inputs that pass every assert: constants, equalities, ranges, relations"),
 }
 
 
