@@ -26,6 +26,7 @@ import attrs
 
 from absint.inputs.residues import divisors, residue_set, residue_term
 from absint.lang import terms as T
+from absint.lang.dag import subterms
 from absint.lang.program import Program
 from absint.lang.printer import symbol as smt_symbol, to_smtlib
 from absint.lang.terms import INT, Term
@@ -131,6 +132,11 @@ def smtlib_of(item: Item) -> str:
         return f"(<= {to_smtlib(T.const(item.value))} {smt_symbol(item.symbol.data)})"
     if item.kind == "hi":
         return f"(<= {smt_symbol(item.symbol.data)} {to_smtlib(T.const(item.value))})"
+    if item.kind == "residues":
+        m, rs = item.value
+        xm = f"(mod {smt_symbol(item.symbol.data)} {m})"
+        eqs = [f"(= {xm} {r})" for r in rs]
+        return eqs[0] if len(eqs) == 1 else f"(or {' '.join(eqs)})"
     return readable_smtlib(item.term)
 
 
@@ -173,7 +179,8 @@ def describe(facts: Sequence[Term], symbols: Sequence[Term], backed: Iterable[Te
     kept, contradiction = forward(facts, backed)
     if contradiction is not None:
         return ValidInputs(len(facts), (), tuple(symbols), contradiction)
-    items = sort_constraints(kept, {x: k for k, x in enumerate(symbols)})
+    kept = substituted(kept)
+    items = None if kept is None else sort_constraints(kept, {x: k for k, x in enumerate(symbols)})
     if items is None:  # the bounds of a symbol cross: no input passes
         return ValidInputs(len(facts), (), tuple(symbols), max(len(facts) - 1, 0))
     return ValidInputs(len(facts), tuple(drop_redundant(items, backed)), tuple(symbols))
@@ -226,6 +233,41 @@ def normalised(r: Reasoner, c: Term) -> Term:
 
 
 # ------------------------------------------------------------------ sorting the constraints
+
+
+def substituted(kept: list[Term], rounds: int = 4) -> list[Term] | None:
+    """``kept`` with each symbol a constraint fixes (``a = 3``) replaced by its value in
+    the other constraints (equivalent: the fixing constraint stays), a few rounds, as
+    ``b = 2*a + 1`` becomes ``b = 7``; constraints that fold to true are dropped, and
+    None if one folds to false."""
+    for _ in range(rounds):
+        fixed = {}
+        for c in kept:
+            sv = single_variable(c)
+            if sv is not None and c.kind == "eq" and Fraction(-sv[2], sv[1]).denominator == 1:
+                fixed.setdefault(sv[0], T.const(-sv[2] // sv[1]))
+        out = []
+        for c in kept:
+            n = c if (single_variable(c) or (None,))[0] in fixed else substitute(c, fixed)
+            if n is T.FALSE:
+                return None
+            if n is not T.TRUE:
+                out.append(n)
+        if out == kept:
+            break
+        kept = out
+    return kept
+
+
+def substitute(t: Term, values: dict[Term, Term]) -> Term:
+    """``t`` with each variable in ``values`` replaced, rebuilt in canonical form."""
+    if not values or not any(v in values for v in T.free_vars(t)):
+        return t
+    done: dict[int, Term] = {}
+    for s in subterms(t):
+        done[s.id] = values.get(s, s) if s.kind == "var" else T.rebuild(s, tuple(done[a.id] for a in s.args))
+    return done[t.id]
+
 
 
 def single_variable(c: Term) -> tuple[Term, int, int] | None:

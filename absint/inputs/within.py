@@ -5,9 +5,12 @@ asserts ``0..i-1`` and violates assert ``i``: an input that fails the asserts fi
 ``i``. So every concrete point is a counterexample to exactly one assert, its first
 failing one, and one pool of candidate points serves all asserts: the example point
 moved into the ranges, each declared symbol moved alone to its range ends, its hint's
-neighbours and the middle, small domains exhaustively, and seeded random points. Symbols
-the declaration does not name keep their example value, and an assert that defines one
-(``x_stride0 = x_size1 * x_size2``) recomputes it, so points keep passing such asserts.
+neighbours and the middle, small domains exhaustively, and seeded random points.
+
+The declaration: each named symbol in its range; a backed symbol it does not name keeps
+its example value, unless an assert *defines* it (the first ``x = rhs`` for it, ``rhs``
+not constant: ``x_stride0 = x_size1 * x_size2``), then it is that definition, recomputed
+at every point (so a defining assert never fails); unbacked symbols are free.
 
 Every counterexample reported is checked by the evaluator (inside the ranges, asserts
 ``0..i-1`` hold, assert ``i`` is false). An assert absint proves implied by the declaration
@@ -106,14 +109,14 @@ def violations(program: Program, declared: Mapping[str, tuple[int, int]],
     facts = [f.term for f in program.facts]
     definitions = defining_equalities(program, declared, facts)
     first_failure = pool_failures(program, declared, facts, definitions, seed)
-    r = declaration(program, declared, {n for n, _ in definitions})
+    r = declaration(program, declared, definitions)
     found: list[Violation] = []
     undecided: list[Violation] = []
     for fact in program.facts:
         point = first_failure.get(fact.index)
         if point is not None:
             found.append(_violation(fact, point))
-        elif r.decide(fact.term).truth is not Truth.TRUE:
+        elif fact.index not in definitions and r.decide(fact.term).truth is not Truth.TRUE:
             undecided.append(_violation(fact, None))
         r.assume(fact.term)
         if r.contradiction:  # no input inside the declaration passes asserts 0..i
@@ -121,10 +124,12 @@ def violations(program: Program, declared: Mapping[str, tuple[int, int]],
     return found, undecided
 
 
-def declaration(program: Program, declared: Mapping[str, tuple[int, int]], defined: set[str]) -> Reasoner:
+def declaration(program: Program, declared: Mapping[str, tuple[int, int]],
+                definitions: dict[int, tuple[str, Term]]) -> Reasoner:
     """A reasoner that knows the declaration: each declared symbol in its range, each
-    other backed symbol that no assert defines at its example value."""
+    other backed symbol at its example value, or equal to its definition."""
     r = Reasoner(backed=[s.term for s in program.symbols if s.backed])
+    defined = {n for n, _ in definitions.values()}
     for s in program.symbols:
         if s.name in declared:
             lo, hi = declared[s.name]
@@ -132,6 +137,8 @@ def declaration(program: Program, declared: Mapping[str, tuple[int, int]], defin
             r.assume(T.le(s.term, T.const(hi)))
         elif s.hint is not None and s.name not in defined:
             r.assume(T.eq(s.term, T.const(s.hint, s.sort)))
+    for index in definitions:
+        r.assume(program.facts[index].term)
     return r
 
 
@@ -145,17 +152,20 @@ def _violation(fact, point: dict[str, int] | None) -> Violation:
 
 
 def pool_failures(program: Program, declared: Mapping[str, tuple[int, int]], facts: list[Term],
-                  definitions: list[tuple[str, Term]], seed: int) -> dict[int, dict[str, int]]:
+                  definitions: dict[int, tuple[str, Term]], seed: int) -> dict[int, dict[str, int]]:
     """For each assert index, the first pool point whose first failing assert it is
-    (checked by the evaluator: every point lies inside the declaration and keeps each
-    other backed symbol at its example value unless an assert defines it)."""
+    (checked by the evaluator: every point lies inside the declaration: declared symbols
+    in range, other backed ones at their example value or their definition)."""
     base = base_point(program, declared, facts)
+    defined = {n for n, _ in definitions.values()}
     fixed = {s.name: s.hint for s in program.symbols
-             if s.hint is not None and s.name not in declared and s.name not in {n for n, _ in definitions}}
+             if s.hint is not None and s.name not in declared and s.name not in defined}
     out: dict[int, dict[str, int]] = {}
     for moved in candidates(base, program, declared, seed):
-        point = complete(moved, definitions)
+        point = complete(moved, list(definitions.values()))
         if not inside(point, declared) or any(point[n] != v for n, v in fixed.items()):
+            continue
+        if not all(truth_at(facts[i], point) for i in definitions):
             continue
         i = first_failing(facts, point)
         if i is not None and i not in out:
@@ -184,16 +194,20 @@ def base_point(program: Program, declared: Mapping[str, tuple[int, int]], facts:
     return point
 
 
-def defining_equalities(program: Program, declared, facts: list[Term]) -> list[tuple[str, Term]]:
-    """``(x, rhs)`` for each assert ``x = rhs`` that binds a symbol not declared."""
+def defining_equalities(program: Program, declared, facts: list[Term]) -> dict[int, tuple[str, Term]]:
+    """Assert index -> ``(x, rhs)``: the first assert ``x = rhs`` of each backed symbol the
+    declaration does not name, ``rhs`` not constant (``x_stride0 = x_size1*x_size2``)."""
     order = {s.term: k for k, s in enumerate(program.symbols)}
-    out = []
-    for f in facts:
+    free = {s.name for s in program.symbols if s.hint is not None and s.name not in declared}
+    out: dict[int, tuple[str, Term]] = {}
+    seen: set[str] = set()
+    for i, f in enumerate(facts):
         if f.kind != "eq":
             continue
-        s = solved(f, {x: (k if x.data not in declared else -1 - k) for x, k in order.items()})
-        if s is not None and s[0].data not in declared:
-            out.append((s[0].data, s[1]))
+        s = solved(f, {x: (k if x.data in free else -1 - k) for x, k in order.items()})
+        if s is not None and s[0].data in free and s[0].data not in seen and s[1].kind != "const":
+            seen.add(s[0].data)
+            out[i] = (s[0].data, s[1])
     return out
 
 
