@@ -21,7 +21,7 @@ from absint.readers.smtlib import parse
 from benchmarks.generators import PRELUDE_TEXT, build
 
 GENERATED = [(kind, n, seed) for kind, n in (("conv", 3), ("reshape", 2), ("attention", 1), ("jagged", 5),
-                                             ("chain", 8)) for seed in range(3)]
+                                             ("chain", 8), ("pool_skip", 2)) for seed in range(3)]
 
 #: parity guards: h mod 4 in {0, 3}, and g odd through (g - 1) mod 2 = 0
 PARITY = PRELUDE_TEXT + """
@@ -129,6 +129,15 @@ def test_parity_guards_are_residue_sets():
     assert (ranges["h"].lo, ranges["h"].hi, ranges["h"].modulus, ranges["h"].residues) == (1, 100, 4, (0, 3))
     assert (ranges["g"].modulus, ranges["g"].residues) == (2, (1,))
     assert d.relations == []
+
+
+def test_pooled_skip_connections_are_a_residue_set():
+    """Three ceil-mode pools whose skips must match: H mod 8 in {0, 7} (the example)."""
+    _, d = described(build("pool_skip", 3, 0).text)
+    h = {r.symbol: r for r in d.ranges}["H"]
+    assert (h.lo, h.modulus, h.residues) == (2, 8, (0, 7))
+    assert d.specialized == {"C": 3}
+    assert [(n, repr(e)) for n, e in d.equalities] == [("x_stride0", "(* 3 (* H W))")]
 
 
 def test_specialised_derived_and_redundant():

@@ -33,17 +33,21 @@ def periodic_candidates(c: Term) -> Term | None:
 
 
 def divisors(c: Term) -> list[int]:
+    """The positive constant divisors of the ``div``/``mod`` nodes of ``c`` (one per node)."""
     return [s.args[1].data for s in subterms(c)
             if s.kind in ("div", "mod") and s.args[1].kind == "const" and s.args[1].data > 0]
 
 
 def modulus_for(constraints: list[Term]) -> int | None:
-    """A period every constraint has in its variable: the product of the distinct constant
-    divisors when they nest (``(x div 2) mod 2`` has period 4), else their lcm."""
-    ds = sorted({d for c in constraints for d in divisors(c)})
-    nested = any(s.kind in ("div", "mod") and any(a.kind in ("div", "mod") for a in subterms(s.args[0]))
-                 for c in constraints for s in subterms(c))
-    m = math.prod(ds) if nested else math.lcm(*ds)
+    """A candidate period of the constraints in their variable: the product of the
+    divisors of all their ``div``/``mod`` nodes (``((x + 1) div 2 + 1) div 2`` has period
+    4) when at most :data:`MAX_MODULUS`, else their lcm. Only a candidate: the residue
+    check proves it or gives up."""
+    nodes = {s for c in constraints for s in subterms(c)
+             if s.kind in ("div", "mod") and s.args[1].kind == "const" and s.args[1].data > 0}
+    ds = [s.args[1].data for s in nodes]
+    product = math.prod(ds)
+    m = product if product <= MAX_MODULUS else math.lcm(*ds)
     return m if 1 < m <= MAX_MODULUS else None
 
 
