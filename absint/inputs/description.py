@@ -57,12 +57,14 @@ class SymbolRange:
 class Item:
     """One constraint of a description: ``kind`` is specialized, equality, lo, hi, residues
     or relation; ``symbol`` the variable it is about (None for a relation); ``term`` the
-    constraint itself; ``value`` the constant, right-hand side, bound or (modulus, residues)."""
+    constraint itself; ``value`` the constant, right-hand side, bound or (modulus, residues);
+    ``origin`` where it was kept (for a symbol's range, its last constraint's position)."""
 
     kind: str
     symbol: Term | None
     term: Term
     value: object = None
+    origin: int = 0  # the position (in the forward order) of the last constraint it comes from
 
 
 @attrs.frozen(slots=True)
@@ -179,8 +181,8 @@ def describe(facts: Sequence[Term], symbols: Sequence[Term], backed: Iterable[Te
     kept, contradiction = forward(facts, backed)
     if contradiction is not None:
         return ValidInputs(len(facts), (), tuple(symbols), contradiction)
-    kept = substituted(kept)
-    items = None if kept is None else sort_constraints(kept, {x: k for k, x in enumerate(symbols)})
+    done = substituted(kept)
+    items = None if done is None else sort_constraints(done[0], {x: k for k, x in enumerate(symbols)}, done[1])
     if items is None:  # the bounds of a symbol cross: no input passes
         return ValidInputs(len(facts), (), tuple(symbols), max(len(facts) - 1, 0))
     return ValidInputs(len(facts), tuple(drop_redundant(items, backed)), tuple(symbols))
@@ -200,12 +202,11 @@ def forward(facts: Sequence[Term], backed: list[Term]) -> tuple[list[Term], int 
     for index, fact in enumerate(facts):
         for c in conjuncts(fact):
             v = r.decide(c).truth
-            if v is Truth.TRUE:
-                continue
             if v is Truth.FALSE:
                 return kept, index
-            kept.append(normalised(r, c))
-            r.assume(c)
+            if v is not Truth.TRUE:
+                kept.append(normalised(r, c))
+            r.assume(c)  # an implied one too: its keys, narrowed, answer later guards quickly
             if r.contradiction:
                 return kept, index
     return kept, None
@@ -235,11 +236,13 @@ def normalised(r: Reasoner, c: Term) -> Term:
 # ------------------------------------------------------------------ sorting the constraints
 
 
-def substituted(kept: list[Term], rounds: int = 4) -> list[Term] | None:
+def substituted(kept: list[Term], rounds: int = 4) -> tuple[list[Term], set[Term]] | None:
     """``kept`` with each symbol a constraint fixes (``a = 3``) replaced by its value in
     the other constraints (equivalent: the fixing constraint stays), a few rounds, as
     ``b = 2*a + 1`` becomes ``b = 7``; constraints that fold to true are dropped, and
-    None if one folds to false."""
+    None if one folds to false. The changed constraints come back in the set (*fresh*):
+    the forward pass never decided them in this form, so the backward pass checks them."""
+    fresh: set[Term] = set()
     for _ in range(rounds):
         fixed = {}
         for c in kept:
@@ -253,10 +256,12 @@ def substituted(kept: list[Term], rounds: int = 4) -> list[Term] | None:
                 return None
             if n is not T.TRUE:
                 out.append(n)
+            if n is not c:
+                fresh.add(n)
         if out == kept:
             break
         kept = out
-    return kept
+    return kept, fresh
 
 
 def substitute(t: Term, values: dict[Term, Term]) -> Term:
@@ -304,26 +309,32 @@ def solved(c: Term, order: dict[Term, int]) -> tuple[Term, Term] | None:
     return x, T.make_linear(INT, rest, -b * v)
 
 
-def sort_constraints(kept: list[Term], order: dict[Term, int]) -> list[Item] | None:
+def sort_constraints(kept: list[Term], order: dict[Term, int], fresh: set[Term] = frozenset()) -> list[Item] | None:
     """Items of a description equivalent to the conjunction of ``kept``; None if the
-    bounds of one symbol leave it no value."""
+    bounds of one symbol leave it no value. An item's origin is its constraint's position
+    in ``kept`` (a range's: its last constraint's), -1 if one is in ``fresh``."""
     bounds: dict[Term, list] = {}
-    own: dict[Term, list[Term]] = {}  # other constraints over one Int symbol
+    own: dict[Term, list[tuple[Term, int]]] = {}  # other constraints over one Int symbol
     items: list[Item] = []
-    for c in kept:
+    last: dict[Term, int] = {}
+    for k, c in enumerate(kept):
+        if c in fresh:
+            k = -1
         sv = single_variable(c)
         if sv is not None:
             x, a, b = sv
             bounds.setdefault(x, [-math.inf, math.inf, set()])
             _narrow(bounds[x], c.kind, a, b)
+            last[x] = -1 if min(k, last.get(x, 0)) < 0 else k
             continue
         xs = T.free_vars(c)
         if len(xs) == 1 and xs[0].sort is INT:
-            own.setdefault(xs[0], []).append(c)
+            own.setdefault(xs[0], []).append((c, k))
+            last[xs[0]] = -1 if min(k, last.get(xs[0], 0)) < 0 else k
             continue
         s = solved(c, order)
-        items.append(Item("equality", s[0], c, s[1]) if s else Item("relation", None, c))
-    ranged = range_items(bounds, own)
+        items.append(Item("equality", s[0], c, s[1], k) if s else Item("relation", None, c, None, k))
+    ranged = range_items(bounds, own, last)
     return None if ranged is None else ranged + items
 
 
@@ -344,7 +355,8 @@ def _narrow(box: list, kind: str, a: int, b: int) -> None:
         box[2].add(int(q))
 
 
-def range_items(bounds: dict[Term, list], own: dict[Term, list[Term]]) -> list[Item] | None:
+def range_items(bounds: dict[Term, list], own: dict[Term, list[tuple[Term, int]]],
+                last: dict[Term, int]) -> list[Item] | None:
     """Per symbol: a constant, or its bounds (ends shaved of excluded values, tightened by
     its own constraints that are exactly bounds), the values it excludes inside them,
     and its residue set when that is exact (its other constraints as relations)."""
@@ -352,10 +364,10 @@ def range_items(bounds: dict[Term, list], own: dict[Term, list[Term]]) -> list[I
     for x in list(dict.fromkeys([*bounds, *own])):
         lo, hi, excluded = bounds.get(x, [-math.inf, math.inf, set()])
         rest = []
-        for c in own.get(x, []):
+        for c, at in own.get(x, []):
             exact = as_bounds(x, lo, hi, c)
             if exact is None:
-                rest.append(c)
+                rest.append((c, at))
             else:
                 lo, hi = exact
         while lo in excluded:
@@ -364,16 +376,17 @@ def range_items(bounds: dict[Term, list], own: dict[Term, list[Term]]) -> list[I
             hi -= 1
         if lo > hi:
             return None
+        k = last[x]
         if lo == hi:
-            out.append(Item("specialized", x, T.eq(x, T.const(lo)), lo))
+            out.append(Item("specialized", x, T.eq(x, T.const(lo)), lo, k))
             continue
         if lo != -math.inf:
-            out.append(Item("lo", x, T.ge(x, T.const(lo)), lo))
+            out.append(Item("lo", x, T.ge(x, T.const(lo)), lo, k))
         if hi != math.inf:
-            out.append(Item("hi", x, T.le(x, T.const(hi)), hi))
-        out += [Item("relation", None, T.ne(x, T.const(k))) for k in sorted(excluded) if lo < k < hi]
-        out += _residue_items(x, lo, hi, [c for c in rest if divisors(c)])
-        out += [Item("relation", None, c) for c in rest if not divisors(c)]
+            out.append(Item("hi", x, T.le(x, T.const(hi)), hi, k))
+        out += [Item("relation", None, T.ne(x, T.const(v)), None, k) for v in sorted(excluded) if lo < v < hi]
+        out += _residue_items(x, lo, hi, [(c, at) for c, at in rest if divisors(c)], k)
+        out += [Item("relation", None, c, None, at) for c, at in rest if not divisors(c)]
     return out
 
 
@@ -401,23 +414,23 @@ def _ranged(x: Term, lo, hi) -> Reasoner:
     return q
 
 
-def _residue_items(x: Term, lo, hi, constraints: list[Term]) -> list[Item]:
+def _residue_items(x: Term, lo, hi, constraints: list[tuple[Term, int]], origin: int) -> list[Item]:
     """The largest group of ``constraints`` (taken greedily, in order) that is exactly a
     residue set of ``x``, as one item; the others as relations."""
     group: list[Term] = []
     found: tuple[int, tuple[int, ...]] | None = None
     rest: list[Item] = []
-    for c in constraints:
+    for c, at in constraints:
         trial = residue_set(x, lo, hi, group + [c])
         if trial is None:
-            rest.append(Item("relation", None, c))
+            rest.append(Item("relation", None, c, None, at))
         else:
             group.append(c)
             found = trial
     if found is None or found[0] == 1:  # none, or they hold throughout the range
         return rest
     m, rs = found
-    return [Item("residues", x, residue_term(x, m, rs), (m, rs))] + rest
+    return [Item("residues", x, residue_term(x, m, rs), (m, rs), origin)] + rest
 
 
 # ------------------------------------------------------------------ redundancy
@@ -429,7 +442,9 @@ _DROP_ORDER = {"relation": 0, "residues": 1, "equality": 2, "lo": 3, "hi": 3, "s
 def drop_redundant(items: list[Item], backed: list[Term]) -> list[Item]:
     """``items`` without those the others imply; each check on a fresh reasoner over the
     item's neighbourhood (at most :data:`MAX_PREMISES` others sharing symbols with it,
-    nearest first): a subset of the others is a sound premise."""
+    nearest first): a subset of the others is a sound premise. An item is checked only if
+    some premise was kept after it (or was rewritten since): against the ones before it,
+    the forward pass already asked."""
     alive = {id(i): i for i in items}
     by_var: dict[Term, list[Item]] = {}
     for i in items:
@@ -437,8 +452,8 @@ def drop_redundant(items: list[Item], backed: list[Term]) -> list[Item]:
             by_var.setdefault(v, []).append(i)
     for item in sorted(items, key=lambda i: _DROP_ORDER[i.kind]):
         premises = neighbourhood(item, by_var, alive)
-        if not premises:
-            continue
+        if not any(p.origin > item.origin or p.origin < 0 for p in premises):
+            continue  # all kept before it: the forward pass found it not implied by them
         r = Reasoner(backed=backed)
         for p in premises:
             r.assume(p.term)
