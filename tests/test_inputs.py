@@ -158,12 +158,13 @@ def test_contradiction_is_reported_with_its_index():
 
 
 def test_no_constraint_is_implied_by_the_others():
+    from absint.inputs.description import RELATIONAL
     from absint.reasoning.reasoner import Reasoner
 
     for kind, n, seed in GENERATED[::3]:
         _, d = described(build(kind, n, seed).text)
         for i, c in enumerate(d.constraints()):
-            r = Reasoner()
+            r = Reasoner(relational=RELATIONAL)  # the layers the description is built with
             for j, other in enumerate(d.constraints()):
                 if j != i:
                     r.assume(other)

@@ -35,6 +35,10 @@ from absint.reasoning.verdict import Truth
 
 #: how many other constraints a redundancy check may assume (its neighbourhood, nearest first)
 MAX_PREMISES = 32
+#: whether the forward and backward passes use isl (layer 2): without it the corpus is
+#: described in about 3/4 of the CPU time, for 1.5% more constraints (a guard isl alone
+#: proves implied is kept; never a wrong one dropped)
+RELATIONAL = False
 
 
 @attrs.frozen(slots=True)
@@ -197,7 +201,7 @@ def describe_program(program: Program) -> ValidInputs:
 def forward(facts: Sequence[Term], backed: list[Term]) -> tuple[list[Term], int | None]:
     """The conjuncts absint does not prove implied by those kept before them, each in
     normal form; or the index of the fact that makes the facts contradictory."""
-    r = Reasoner(backed=backed)
+    r = Reasoner(backed=backed, relational=RELATIONAL)
     kept: list[Term] = []
     for index, fact in enumerate(facts):
         for c in conjuncts(fact):
@@ -454,7 +458,7 @@ def drop_redundant(items: list[Item], backed: list[Term]) -> list[Item]:
         premises = neighbourhood(item, by_var, alive)
         if not any(p.origin > item.origin or p.origin < 0 for p in premises):
             continue  # all kept before it: the forward pass found it not implied by them
-        r = Reasoner(backed=backed)
+        r = Reasoner(backed=backed, relational=RELATIONAL)
         for p in premises:
             r.assume(p.term)
         if r.decide(item.term).truth is Truth.TRUE:
