@@ -443,23 +443,29 @@ def _residue_items(x: Term, lo, hi, constraints: list[tuple[Term, int]], origin:
 _DROP_ORDER = {"relation": 0, "residues": 1, "equality": 2, "lo": 3, "hi": 3, "specialized": 4}
 
 
+#: kinds that are one kept constraint as the forward pass asked about it (a range, a
+#: constant or a residue set merges several, which the forward pass never asked about)
+_RELATIONS = ("relation", "equality")
+
+
 def drop_redundant(items: list[Item], backed: list[Term]) -> list[Item]:
     """``items`` without those the others imply; each check on a fresh reasoner over the
     item's neighbourhood (at most :data:`MAX_PREMISES` others sharing symbols with it,
     nearest first): a subset of the others is a sound premise. An item is checked only if
     some premise was kept after it (or was rewritten since): against the ones before it,
-    the forward pass already asked."""
+    the forward pass already asked (not for a merged range, constant or residue set)."""
     alive = {id(i): i for i in items}
+    place = {id(i): k for k, i in enumerate(items)}
     by_var: dict[Term, list[Item]] = {}
     for i in items:
         for v in T.free_vars(i.term):
             by_var.setdefault(v, []).append(i)
     for item in sorted(items, key=lambda i: _DROP_ORDER[i.kind]):
         premises = neighbourhood(item, by_var, alive)
-        if not any(p.origin > item.origin or p.origin < 0 for p in premises):
+        if item.kind in _RELATIONS and not any(p.origin > item.origin or p.origin < 0 for p in premises):
             continue  # all kept before it: the forward pass found it not implied by them
         r = Reasoner(backed=backed, relational=RELATIONAL)
-        for p in premises:
+        for p in sorted(premises, key=lambda p: place[id(p)]):  # bounds before relations
             r.assume(p.term)
         if r.decide(item.term).truth is Truth.TRUE:
             del alive[id(item)]
