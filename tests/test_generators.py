@@ -17,6 +17,7 @@ CASES = [
     ("reshape", 0, 0), ("reshape", 1, 2), ("reshape", 3, 0), ("reshape", 5, 4),
     ("conv", 0, 0), ("conv", 1, 1), ("conv", 4, 0), ("conv", 6, 3), ("conv", 9, 11),
     ("attention", 1, 0), ("attention", 1, 6), ("attention", 2, 1),
+    ("pool_skip", 1, 0), ("pool_skip", 2, 1), ("pool_skip", 3, 0), ("pool_skip", 4, 2),
 ]
 LARGE = [("jagged", 500, 1), ("chain", 2000, 2), ("reshape", 60, 3), ("conv", 40, 4), ("attention", 12, 5)]
 
@@ -46,6 +47,7 @@ def test_deterministic_and_text_functions_agree(kind, n, seed):
         "reshape": lambda: G.reshape_chain(n, seed),
         "conv": lambda: G.conv_stack(n, seed),
         "attention": lambda: G.attention_block(seed, n),
+        "pool_skip": lambda: G.pool_skip(n, seed),
     }[kind]()
     assert text == g.text
     lines = g.text.splitlines()
@@ -123,7 +125,7 @@ def test_cli_help_lists_kinds(capsys):
         G.main(["--help"])
     assert e.value.code == 0
     text = capsys.readouterr().out
-    for kind in ("jagged", "chain", "reshape", "conv", "attention", "examples"):
+    for kind in ("jagged", "chain", "reshape", "conv", "attention", "pool_skip", "examples"):
         assert kind in text
 
 

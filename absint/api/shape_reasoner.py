@@ -22,6 +22,7 @@ import sympy
 
 from absint.api import inputs
 from absint.api.errors import ConflictingSymbol, DataDependentGuardError, UndefinedAtHints
+from absint.inputs.description import ValidInputs, describe
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate as evaluate_term, truth_at
 from absint.lang.terms import BOOL, INT, Sort, Term
@@ -366,6 +367,13 @@ class ShapeReasoner:
         facts = self._facts if len(self._facts) == len(self._reasoner.facts) else \
             [self._to_sympy(t) for t in self._reasoner.facts]
         return finding.find(self._reasoner, self._symbols, self._sorts, self._hints, facts, terms, budget, seed)
+
+    def valid_inputs(self) -> ValidInputs:
+        """The inputs that satisfy every fact so far, described (``absint inputs``):
+        specialised constants, equalities, per-symbol ranges with residue sets, and the
+        relations left, equivalent to the facts' conjunction; see ``docs/inputs.md``."""
+        symbols = [T.var(n, s) for n, s in self._sorts.items()]
+        return describe(self._reasoner.facts, symbols, [T.var(n, self._sorts[n]) for n in self._hints])
 
     # ------------------------------------------------------------ terms (for callers below sympy)
 

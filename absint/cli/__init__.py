@@ -1,4 +1,4 @@
-"""Command line: ``absint check | analyze | compare | bounds | validate | sample | solve``.
+"""Command line: ``absint check | analyze | compare | bounds | validate | sample | solve | inputs``.
 
 Each subcommand lives in its own module with ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs,
@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("absint.cli.validate", "translation validation: source/target pairs equal, or the first failing step"),
     "sample": ("absint.cli.sample", "shapes that satisfy operator specs: random samples or every solution"),
     "solve": ("absint.cli.solve", "inputs that give wanted outputs (--want 'output0_size0 == 8'), or a proof of none"),
+    "inputs": ("absint.cli.inputs", "the inputs that pass every assert: constants, equalities, ranges, relations"),
 }
 
 

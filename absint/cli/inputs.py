@@ -1,0 +1,182 @@
+"""``absint inputs``: which inputs pass every assert of a program, described.
+
+The description (:mod:`absint.inputs.description`) is equivalent to the conjunction of
+the asserts: specialised constants, equalities that bind a symbol, per-symbol ranges
+with residue sets, and the relations left; no constraint absint proves implied by the
+others. ``--within`` reports the asserts that can fail inside declared ranges, each with
+a counterexample the evaluator checked; ``--export`` writes the description as
+``torch.export`` takes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import attrs
+
+from absint.inputs.description import ValidInputs, describe_program, ranges_of
+from absint.inputs.export import export_text
+from absint.inputs.within import BadDeclaration, Violation, parse_ranges, violations
+from absint.lang import terms as T
+from absint.lang.printer import to_infix
+from absint.readers.files import load_program
+
+EPILOG = """\
+what is reported, per file:
+  specialized  symbols every valid input fixes: x_size1 = 3
+  equalities   symbols bound by the others: x_stride0 = x_size1*x_size2
+  ranges       lo <= symbol <= hi, and 'symbol mod m in {r, ...}' where division or
+               remainder by constants constrains it (stated only when exact)
+  relations    the constraints left, as they were asserted (in normal form)
+  Together they hold exactly where all the asserts hold ('exact'), and none is
+  implied by the others as far as absint can prove.
+--within 'x=1..64,y=32..512' (declared ranges; a backed symbol not named keeps its
+  example value unless an assert defines it, as x_stride0 = x_size1*x_size2; an
+  unbacked one is free): every assert that can fail for an
+  input inside the declaration that passed the asserts before it, as
+  'FILE:LINE:COLUMN: guard can fail: x=33' with a counterexample checked by the
+  evaluator; an assert neither proved safe nor shown failing is reported on stderr
+  as 'guard may fail (undecided)'.
+--export: the description as Python for torch.export (Dim, derived dims, and
+  torch._check lines for the rest).
+output:
+  a summary per file on stdout; errors on stderr as 'FILE:LINE:COLUMN: message'.
+  With --json, one JSON object per line and file: {"file", "asserts",
+  "contradiction", "specialized" {symbol: int}, "equalities" [[symbol, smtlib]],
+  "ranges" [{"symbol", "lo", "hi", "modulus", "residues"}] (null: unbounded),
+  "relations" [smtlib], "smtlib" [every constraint], "exact", "reason", "size",
+  "seconds", "error"}, with --within also "violations" and "undecided" [{"index",
+  "position", "guard", "counterexample"}], with --export also "export".
+exit status: 0 if every file was described (and, with --within, no assert can
+  fail); 1 if an assert can fail or a file could not be read or parsed (the others
+  are still reported); 2 on a usage error (a bad --within).
+"""
+
+
+@attrs.frozen(slots=True)
+class FileInputs:
+    """One file's report."""
+
+    file: str
+    description: ValidInputs | None = None
+    found: tuple[Violation, ...] = ()
+    undecided: tuple[Violation, ...] = ()
+    export: str | None = None
+    seconds: float = 0.0
+    error: str | None = None
+    usage_error: bool = False
+
+    def to_json(self, within: bool) -> dict:
+        d = {"file": self.file}
+        if self.description is not None:
+            d.update(self.description.to_json())
+            d["size"] = self.description.size
+        if within:
+            d["violations"] = [v.to_json() for v in self.found]
+            d["undecided"] = [v.to_json() for v in self.undecided]
+        if self.export is not None:
+            d["export"] = self.export
+        d["seconds"] = round(self.seconds, 4)
+        d["error"] = self.error
+        return d
+
+
+def inputs_of_file(path: str, within: dict | None = None, export: bool = False) -> FileInputs:
+    """One file's report; never raises for a bad file (the error is in the report)."""
+    start = time.process_time()
+    with T.fresh_table():
+        loaded = load_program(path, label=path)
+        if not loaded.ok:
+            return FileInputs(path, error=" ".join(loaded.error.split()))
+        try:
+            d = describe_program(loaded.program)
+            found, undecided = violations(loaded.program, within) if within else ([], [])
+            text = export_text(d, path) if export else None
+        except BadDeclaration as e:
+            return FileInputs(path, error=f"{path}: --within: {e}", usage_error=True)
+        except Exception as e:  # a bug of ours: the other files are still reported
+            return FileInputs(path, error=" ".join(f"{path}: internal error: {type(e).__name__}: {e}".split()))
+        return FileInputs(path, d, tuple(found), tuple(undecided), text, time.process_time() - start)
+
+
+def summary(report: FileInputs) -> list[str]:
+    """The readable description of one file."""
+    d = report.description
+    head = f"{report.file}: {d.asserts} asserts -> {d.size} constraints"
+    if d.contradiction is not None:
+        return [f"{head}: no input passes (assert {d.contradiction + 1} contradicts the asserts before it)"]
+    lines = [head + ("" if d.exact else f" (not exact: {d.reason})")]
+    lines += [f"  {n} = {v}" for n, v in d.specialized.items()]
+    lines += [f"  {n} = {to_infix(e)}" for n, e in d.equalities]
+    lines += [f"  {_range_text(r)}" for r in ranges_of(d.items)]
+    lines += [f"  {to_infix(t)}" for t in d.relations]
+    return lines
+
+
+def _range_text(r) -> str:
+    text = r.symbol
+    if r.lo is not None:
+        text = f"{r.lo} <= {text}"
+    if r.hi is not None:
+        text = f"{text} <= {r.hi}"
+    if r.modulus > 1:
+        text = "" if text == r.symbol else text + ", "
+        text += f"{r.symbol} mod {r.modulus} in {{{', '.join(map(str, r.residues))}}}"
+    return text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per file and line")
+    parser.add_argument("--within", metavar="RANGES",
+                        help="declared ranges, 'x=1..64,y=32..512': report the asserts that can fail inside them")
+    parser.add_argument("--export", action="store_true",
+                        help="write the description as torch.export takes it (Dim, derived dims, torch._check)")
+
+
+def run(args) -> int:
+    from absint.readers.files import smt2_files
+
+    try:
+        within = parse_ranges(args.within) if args.within is not None else None
+    except BadDeclaration as e:
+        print(f"absint inputs: --within: {e}", file=sys.stderr)
+        return 2
+    files = smt2_files(args.paths)
+    if not files:
+        print("absint inputs: no .smt2 files found", file=sys.stderr)
+        return 2
+    failed = usage = can_fail = 0
+    for path in files:
+        report = inputs_of_file(path, within, args.export)
+        usage += report.usage_error
+        failed += report.error is not None and not report.usage_error
+        can_fail += bool(report.found)
+        _print(report, args, within is not None)
+    if not args.json and len(files) > 1:
+        print(f"{len(files)} file(s), {failed + usage} with an error"
+              + (f", {can_fail} where an assert can fail" if within else ""))
+    return 2 if usage else 1 if failed or can_fail else 0
+
+
+def _print(report: FileInputs, args, within: bool) -> None:
+    if report.error is not None:
+        print(report.error, file=sys.stderr)
+    for v in report.undecided:
+        print(v.message(), file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_json(within)), flush=True)
+        return
+    if report.error is not None:
+        return
+    if args.export:
+        print(report.export, flush=True)
+    else:
+        print("\n".join(summary(report)), flush=True)
+    for v in report.found:
+        print(v.message(), flush=True)
