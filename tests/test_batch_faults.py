@@ -332,3 +332,15 @@ def test_two_processes_on_one_results_file_the_second_is_refused_and_the_first_k
     recs = by_file(out)
     assert sorted(recs) == ["good.smt2", "slow.smt2"]
     assert recs["slow.smt2"]["error"] == "timeout: exceeded 5 s"
+
+
+def test_a_refuted_assert_in_a_program_without_example_values_is_no_soundness_bug():
+    """A specification (no ``:example-`` values) is no trace: its asserts need not all hold
+    anywhere, so a FALSE verdict there is an answer, not a bug."""
+    from absint.batch.analyze import analyze_program
+    from absint.readers.smtlib import parse
+
+    text = ("(declare-const W Int)(declare-const OW Int)(assert (<= 1 W 2))"
+            "(assert (= OW (- W 2)))(assert (>= OW 1))")
+    a = analyze_program(parse(text, "spec.smt2"))
+    assert a.letters == "??F" and a.example_violations == ()

@@ -89,8 +89,11 @@ def example_violations(program: Program, verdicts: list[Verdict], values: list[b
     stands for nothing beyond it: a verdict is checked only up to the first such
     assert, and only where the point fully evaluates that assert and every one
     before it (then the point is a real model of them): a TRUE on an assert false
-    there, or a FALSE on one true there, is still a bug.
+    there, or a FALSE on one true there, is still a bug. A program without any
+    example value (a hand-written specification, not a trace) is checked nowhere.
     """
+    if not program.hints():
+        return ()
     if all(value is not False for value in values):
         return tuple(f.index for f, v in zip(program.facts, verdicts) if v.truth is Truth.FALSE)
     out = []
