@@ -1,4 +1,4 @@
-"""Command line: ``absint check | analyze | compare | bounds``.
+"""Command line: ``absint check | analyze | compare | bounds | outputs | presets``.
 
 Each subcommand lives in its own module with ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs,
@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": ("absint.cli.analyze", "decide every assert against the asserts before it (T / F / ?)"),
     "compare": ("absint.cli.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
     "bounds": ("absint.cli.bounds", "numeric and symbolic bounds of a program's unbacked sizes and outputs"),
+    "outputs": ("absint.cli.outputs", "each output as the simplest expression over the inputs (its constant when fixed)"),
 }
 
 
