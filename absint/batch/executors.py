@@ -65,12 +65,14 @@ Record = dict[str, Any]
 
 @dataclass(frozen=True)
 class Task:
-    """One file to analyse; ``sha256`` is None when the parent could not read it."""
+    """One file to analyse; ``sha256`` is None when the parent could not read it; ``presets``:
+    the ``--preset`` names whose facts are assumed ahead of the file's asserts."""
 
     path: str
     name: str
     size: int
     sha256: str | None
+    presets: tuple[str, ...] = ()
 
 
 class ExecutorUnavailable(Exception):
@@ -157,7 +159,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _analysis_process(path: str, name: str, max_memory: int, fault: str | None, wfd: int,
-                      worker_pid: int) -> None:
+                      worker_pid: int, presets: tuple[str, ...] = ()) -> None:
     """In the forked child: analyse one file, send the pickled record on ``wfd``, exit. Never returns."""
     code = 0
     try:
@@ -184,7 +186,7 @@ def _analysis_process(path: str, name: str, max_memory: int, fault: str | None, 
                 bytearray((max_memory + 1) * MB)
             from absint.batch.analyze import analyze_file
 
-            record = analyze_file(path)
+            record = analyze_file(path, presets)
         except MemoryError:
             failure = "memory"
         except BaseException as e:  # noqa: BLE001 - a bug in analysis is one file's error
@@ -200,7 +202,8 @@ def _analysis_process(path: str, name: str, max_memory: int, fault: str | None, 
 
 
 def run_isolated(path: str, name: str, timeout: float, max_memory: int, fault: str | None = None,
-                 conn_fd: int | None = None, parent_pid: int | None = None) -> Record:
+                 conn_fd: int | None = None, parent_pid: int | None = None,
+                 presets: tuple[str, ...] = ()) -> Record:
     """Analyse one file in a forked process with the time and memory limits; always a record.
 
     Runs in a worker (single-threaded: safe to fork). ``conn_fd`` is closed in
@@ -214,7 +217,7 @@ def run_isolated(path: str, name: str, timeout: float, max_memory: int, fault: s
         os.close(rfd)
         if conn_fd is not None:
             os.close(conn_fd)
-        _analysis_process(path, name, max_memory, fault, wfd, me)
+        _analysis_process(path, name, max_memory, fault, wfd, me, presets)
     os.close(wfd)
     chunks: list[bytes] = []
     timed_out = False
@@ -270,7 +273,7 @@ def _preload() -> None:
 
 
 def worker_main(fd: int) -> None:
-    """The worker loop: ``("run", path, name, timeout, max_memory)`` in, ``("done", record)`` out."""
+    """The worker loop: ``("run", path, name, timeout, max_memory, presets)`` in, ``("done", record)`` out."""
     _die_with_parent()
     parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -285,13 +288,13 @@ def worker_main(fd: int) -> None:
             break
         if msg is None:
             break
-        _, path, name, timeout, max_memory = msg
+        _, path, name, timeout, max_memory, presets = msg
         fault = faults.get(name)
         if fault == "kill-worker":
             os._exit(71)
         while fault == "hang-worker":
             time.sleep(3600)
-        record = run_isolated(path, name, timeout, max_memory, fault, fd, parent)
+        record = run_isolated(path, name, timeout, max_memory, fault, fd, parent, presets)
         try:
             conn.send(("done", record))
         except OSError:
@@ -333,7 +336,7 @@ class WorkerProcess:
         return self.ready and self.task is None
 
     def start(self, task: Task, timeout: float, max_memory: int) -> None:
-        self.conn.send(("run", task.path, task.name, timeout, max_memory))
+        self.conn.send(("run", task.path, task.name, timeout, max_memory, task.presets))
         self.task = task
         self.deadline = time.monotonic() + timeout + SAFETY_GRACE if timeout > 0 else None
 
@@ -367,7 +370,8 @@ class WorkerProcess:
         if not self.conn.closed:
             self.conn.close()
 
-    def run_sync(self, path: str, name: str, timeout: float, max_memory: int) -> Record:
+    def run_sync(self, path: str, name: str, timeout: float, max_memory: int,
+                 presets: tuple[str, ...] = ()) -> Record:
         """Run one file and wait for its record (for callers without an event loop, e.g. Dask tasks)."""
         try:
             while not self.ready:
@@ -376,7 +380,7 @@ class WorkerProcess:
                     raise WorkerStartupError("worker did not start")
                 if self.conn.recv()[0] == "ready":
                     self.ready = True
-            self.start(Task(path, name, 0, None), timeout, max_memory)
+            self.start(Task(path, name, 0, None, presets), timeout, max_memory)
             while True:
                 left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
                 if not self.conn.poll(left):
@@ -464,7 +468,8 @@ class LocalPool:
 _local = threading.local()
 
 
-def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int) -> Record:
+def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int,
+                 presets: tuple[str, ...] = ()) -> Record:
     """A Dask task: the record of one file, sent as bytes (workers need not see the files).
 
     Each Dask worker thread keeps one absint worker process, so the time and
@@ -479,7 +484,7 @@ def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int) -> Rec
         path = os.path.join(d, name)
         with open(path, "wb") as f:
             f.write(data)
-        return worker.run_sync(path, name, timeout, max_memory)
+        return worker.run_sync(path, name, timeout, max_memory, presets)
 
 
 class DaskExecutor:
@@ -516,7 +521,7 @@ class DaskExecutor:
                 except OSError as e:
                     yield t, error_record(t.name, f"{t.path}: cannot read: {e.strerror or e}")
                     continue
-                fut = self.client.submit(dask_analyze, t.name, data, self.timeout, self.max_memory,
+                fut = self.client.submit(dask_analyze, t.name, data, self.timeout, self.max_memory, t.presets,
                                          key=f"absint-{t.name}-{run_id}-{i}", pure=False,
                                          priority=len(tasks) - i)
                 futures[fut] = t

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("absint.cli.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
     "bounds": ("absint.cli.bounds", "numeric and symbolic bounds of a program's unbacked sizes and outputs"),
     "outputs": ("absint.cli.outputs", "each output as the simplest expression over the inputs (its constant when fixed)"),
+    "presets": ("absint.cli.presets", "open guards per preset (facts assumed ahead), and inputs each preset excludes"),
 }
 
 

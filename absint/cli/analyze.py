@@ -34,6 +34,7 @@ from absint.batch.executors import (
     WorkerStartupError,
 )
 from absint.batch.jsonl import JsonlSink, read_records, record_key, write_sorted
+from absint.presets import option as preset_option
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_MAX_MEMORY = 4096
@@ -57,9 +58,13 @@ limits: each file is analysed in its own process, forked from a long-lived
   worker ran which file, nor in which order.
 resume: with --resume, files whose name and SHA-256 are already in OUT are
   skipped; a run killed at any moment loses only the files in flight.
+presets: with --preset, the preset's facts are assumed ahead of each file's
+  asserts; a file where one is false at the example point gets that fact as its
+  error ("preset ge2 refused: ...") and the run exits with 2. --resume keeps only
+  records made under the same presets.
 exit status: 0 if every file was analysed without error and no verdict is
   contradicted by a file's example point (a soundness bug, reported loudly);
-  1 otherwise; 2 on a usage error.
+  1 otherwise; 2 on a usage error or a refused preset.
 """
 
 
@@ -91,27 +96,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no per-file lines")
     parser.add_argument("--stats", action="store_true", help="also print how many verdicts each layer gave")
+    preset_option.add_argument(parser)
 
 
 # ------------------------------------------------------------------ inputs
 
 
-def _task(path: str) -> Task:
+def _task(path: str, presets: tuple[str, ...] = ()) -> Task:
     name = os.path.basename(path)
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
-        return Task(path, name, 0, None)  # the worker reports why it cannot be read
-    return Task(path, name, len(data), hashlib.sha256(data).hexdigest())
+        return Task(path, name, 0, None, presets)  # the worker reports why it cannot be read
+    return Task(path, name, len(data), hashlib.sha256(data).hexdigest(), presets)
 
 
-def plan(files: Iterable[str]) -> list[Task]:
+def plan(files: Iterable[str], presets: tuple[str, ...] = ()) -> list[Task]:
     """One task per distinct (name, content), largest first (then by name, for determinism)."""
     seen: set[tuple[str, str | None]] = set()
     tasks = []
     for path in files:
-        t = _task(path)
+        t = _task(path, presets)
         key = (t.name, t.sha256)
         if t.sha256 is None or key not in seen:
             seen.add(key)
@@ -328,6 +334,8 @@ def report(args, records: list[Record], new: int, wall: float, where: str) -> di
                    layer_totals(records) if args.stats else None)
     err = Console(file=sys.stderr, highlight=False)
     for r in records:
+        if r.get("preset_refused"):
+            err.print(Text(f"{r['file']}: {r['error']}"), style="red")
         if r.get("example_violations"):
             err.print(Text(f"SOUNDNESS BUG: {r['file']}: verdicts contradicted by the example point "
                            f"at asserts {r['example_violations']}", style="bold red"))
@@ -340,14 +348,20 @@ def run(args) -> int:
     from absint.readers.files import smt2_files
 
     problem = _usage_problem(args)
+    try:
+        presets = preset_option.names(args)
+    except preset_option.PresetError as e:
+        problem = problem or str(e)
     files = smt2_files(args.paths) if problem is None else []
     if problem is None and not files:
         problem = "no .smt2 files found"
     if problem is not None:
         print(f"absint analyze: {problem}", file=sys.stderr)
         return 2
-    tasks = plan(files)
-    kept, todo = split_resumed(tasks, read_records(args.jsonl) if args.resume else [])
+    tasks = plan(files, presets)
+    old = read_records(args.jsonl) if args.resume else []
+    # a record made under other presets is not this run's result
+    kept, todo = split_resumed(tasks, [r for r in old if tuple(r.get("presets") or ()) == presets])
     try:
         executor, where = _executor(args) if todo else (None, "nothing to do")
     except ExecutorUnavailable as e:
@@ -378,4 +392,6 @@ def run(args) -> int:
     records = sorted([r for k, r in kept.items() if k in current] + new, key=record_key)
     s = report(args, records, len(new), time.monotonic() - started, where)
     bad = s["errors"] + s["timeouts"] + s["violations"]
+    if any(r.get("preset_refused") for r in records):
+        return 2
     return 1 if bad or len(records) < len(tasks) else 0

@@ -14,8 +14,9 @@ Presets:
 
 * ``nonneg``: every size symbol ``>= 0``;
 * ``ge1``: every size symbol ``>= 1``;
-* ``ge2``: every size symbol ``>= 2`` (a symbolic size is a dynamic one: PyTorch
-  specialises 0 and 1);
+* ``ge2``: every *dynamic* size symbol ``>= 2``: PyTorch specialises sizes 0 and 1, so a
+  size traced at 0 or 1 is static for its guards and is left out; unbacked sizes (no
+  example value) are dynamic and included;
 * ``contiguous``: per tensor, ``stride[last] = 1`` and ``stride[d] = stride[d+1]*size[d+1]``
   (each fact only when its symbols are declared; a constant size or stride is no symbol,
   the layout's value is used only for symbols);
@@ -87,57 +88,63 @@ def size_symbols(program: Program) -> list[Symbol]:
 
 @attrs.frozen(slots=True)
 class PresetFact:
-    """One assumed fact: the preset it comes from, the term, and how it reads."""
+    """One assumed fact: the preset it comes from, the term, and how it reads (as written,
+    ``x_size0 >= 2``, not as normalised, ``0 <= x_size0 - 2``)."""
 
     preset: str
     term: Term
-
-    @property
-    def text(self) -> str:
-        return to_infix(self.term)
+    text: str
 
 
-def _at_least(k: int) -> Callable[[Program], list[Term]]:
-    def build(program: Program) -> list[Term]:
-        return [T.ge(s.term, T.const(k)) for s in size_symbols(program)]
+def _fact(op: str, a: Term, b: Term) -> tuple[Term, str]:
+    build = T.ge if op == ">=" else T.eq
+    return build(a, b), f"{to_infix(a)} {op} {to_infix(b)}"
+
+
+def _at_least(k: int, dynamic_only: bool = False) -> Callable[[Program], list[tuple[Term, str]]]:
+    """``size >= k`` for every size symbol (with ``dynamic_only``, not those traced at 0 or 1)."""
+    def build(program: Program) -> list[tuple[Term, str]]:
+        return [_fact(">=", s.term, T.const(k)) for s in size_symbols(program)
+                if not (dynamic_only and s.hint in (0, 1))]
 
     return build
 
 
-def _contiguous(program: Program) -> list[Term]:
+def _contiguous(program: Program) -> list[tuple[Term, str]]:
     """``stride[last] = 1``, ``stride[d] = stride[d+1]*size[d+1]`` where the symbols exist."""
-    out: list[Term] = []
+    out: list[tuple[Term, str]] = []
     for t in tensors(program):
         sizes, strides = dict(t.sizes), dict(t.strides)
         last = t.rank - 1
         if last in strides:
-            out.append(T.eq(strides[last].term, T.ONE))
+            out.append(_fact("==", strides[last].term, T.ONE))
         for d in range(last - 1, -1, -1):
             if d in strides and d + 1 in strides and d + 1 in sizes:
-                out.append(T.eq(strides[d].term, T.mul(strides[d + 1].term, sizes[d + 1].term)))
+                out.append(_fact("==", strides[d].term, T.mul(strides[d + 1].term, sizes[d + 1].term)))
             elif d in strides and d + 1 == last and d + 1 in sizes:  # stride[last] = 1 is a constant
-                out.append(T.eq(strides[d].term, sizes[d + 1].term))
-    return [f for f in out if f is not T.TRUE]
+                out.append(_fact("==", strides[d].term, sizes[d + 1].term))
+    return out
 
 
-def _duck(program: Program) -> list[Term]:
+def _duck(program: Program) -> list[tuple[Term, str]]:
     """Backed sizes with equal example values: each later one equals the first."""
     first: dict[object, Symbol] = {}
-    out: list[Term] = []
+    out: list[tuple[Term, str]] = []
     for s in size_symbols(program):
         if not s.backed:
             continue
         f = first.setdefault(s.hint, s)
         if f is not s:
-            out.append(T.eq(s.term, f.term))
+            out.append(_fact("==", s.term, f.term))
     return out
 
 
 #: name -> (what it assumes, how its facts are built)
-PRESETS: dict[str, tuple[str, Callable[[Program], list[Term]]]] = {
+PRESETS: dict[str, tuple[str, Callable[[Program], list[tuple[Term, str]]]]] = {
     "nonneg": ("every size symbol >= 0", _at_least(0)),
     "ge1": ("every size symbol >= 1", _at_least(1)),
-    "ge2": ("every size symbol >= 2 (dynamic sizes: 0 and 1 are specialised)", _at_least(2)),
+    "ge2": ("every dynamic size symbol >= 2 (those traced at 0 or 1 are static: left out)",
+            _at_least(2, dynamic_only=True)),
     "contiguous": ("each tensor's strides are a contiguous layout's: stride[last] = 1, "
                    "stride[d] = stride[d+1]*size[d+1]", _contiguous),
     "duck": ("sizes equal at the example point are one symbol (a = b)", _duck),
@@ -175,10 +182,10 @@ def preset_facts(program: Program, names: Iterable[str]) -> list[PresetFact]:
     out: list[PresetFact] = []
     seen: set[Term] = set()
     for name in names:
-        for term in PRESETS[name][1](program):
+        for term, text in PRESETS[name][1](program):
             if term not in seen and term is not T.TRUE:
                 seen.add(term)
-                out.append(PresetFact(name, term))
+                out.append(PresetFact(name, term, text))
     return out
 
 

@@ -108,11 +108,13 @@ def present(r: Asker, t: Term) -> Term:
 def _present_node(r: Asker, s: Term, out: dict[int, Term]) -> Term:
     """One node, its operands already presented in ``out``; decisions and bounds are read
     on the original operands, which the reasoner knows as keys."""
-    if s.sort is BOOL or not s.args:
+    if s.sort is BOOL or s.kind == "const":
         return s
     lo, hi = r.bounds(s)
     if is_point(lo, hi):
         return T.const(lo, s.sort)
+    if not s.args:
+        return s
     args = tuple(out[a.id] for a in s.args)
     k = s.kind
     if k == "ite":
