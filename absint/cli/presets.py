@@ -80,7 +80,7 @@ def table(report: FileReport) -> list[str]:
     """The table of one file, then the facts its asserts do not imply, each once."""
     lines = [f"{report.file}: {report.asserts} asserts"]
     width = max([len(r.label) for r in report.rows] + [7])
-    lines.append(f"  {'presets'.ljust(width)}  {'open':>5}  {'facts':>5}  {'new':>4}  open asserts / refused")
+    lines.append(f"  {'presets'.ljust(width)}  {'open':>5}  {'facts':>5}  {'new':>4}  open asserts (line:col) / refused")
     for r in report.rows:
         new = sum(not f.implied for f in r.facts)
         if r.refused is not None:
