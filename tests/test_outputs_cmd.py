@@ -138,3 +138,38 @@ def test_shape_reasoner_simplify_folds_and_fixes():
     assert r.simplify((s0 + 3) // 8) == sympy.floor(s0 / 8)
     r.assume(sympy.Eq(s1, 3))
     assert r.simplify(s1 * s0 - 3 * s0 + s1) == 3
+
+
+# ------------------------------------------------------------------ budgets
+
+
+def test_a_file_over_a_budget_is_reported_and_the_others_still_shown(tmp_path, monkeypatch, capsys):
+    import os
+
+    from absint.batch.executors import FAULT_ENV
+
+    monkeypatch.setenv(FAULT_ENV, "sleep:a_slow.smt2,memory:hog.smt2")
+    for name in ("a_slow.smt2", "hog.smt2", "pooled.smt2"):
+        write(tmp_path, name, POOLED)
+    os.mkfifo(tmp_path / "fifo.smt2")
+    code, out, err = outputs(capsys, "--json", "--timeout", "2", "--max-memory", "256", "--preset", "ge2",
+                             str(tmp_path))
+    assert code == 1
+    errors = err.splitlines()
+    assert f"{tmp_path / 'a_slow.smt2'}: timeout after 2 s" in errors
+    assert f"{tmp_path / 'hog.smt2'}: memory limit exceeded (256 MB)" in errors
+    assert any("fifo.smt2: cannot read: not a regular file" in e for e in errors)
+    reports = {os.path.basename(r["file"]): r for r in map(json.loads, out.splitlines())}
+    assert reports["pooled.smt2"]["error"] is None and reports["pooled.smt2"]["presets"] == ["ge2"]
+    assert reports["pooled.smt2"]["outputs"]
+
+
+def test_outputs_budget_options_are_documented_and_checked(tmp_path, capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["outputs", "--help"])
+    out = capsys.readouterr().out
+    assert "--timeout S" in out and "--max-memory MB" in out and "--max-file-size MB" in out
+    code, _, err = outputs(capsys, "--timeout", "-1", write(tmp_path, "pooled.smt2", POOLED))
+    assert code == 2 and "must be >= 0" in err

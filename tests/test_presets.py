@@ -233,3 +233,28 @@ def test_the_table_benchmark_runs_on_the_examples(tmp_path, capsys):
     assert "| ge2,contiguous,duck | 15 | 0 | 148 | 135 | 12 | 5 | 4 |" in text
     assert "15 file(s)" in text
     capsys.readouterr()
+
+
+def test_presets_work_with_the_budgets_and_records_made_by_the_parent_keep_them(tmp_path, monkeypatch, capsys):
+    from absint.batch.executors import FAULT_ENV
+
+    monkeypatch.setenv(FAULT_ENV, "sleep:a_slow.smt2")
+    write(tmp_path, "a_slow.smt2", POOLED.text)
+    write(tmp_path, "p.smt2", POOLED.text)
+    out = str(tmp_path / "out.jsonl")
+    argv = ["analyze", "-q", "--jobs", "1", "--timeout", "2", "--jsonl", out, "--preset", "ge2", str(tmp_path)]
+    assert main(argv) == 1
+    records = {r["file"]: r for r in map(json.loads, open(out))}
+    assert records["a_slow.smt2"]["error"] == "timeout: exceeded 2 s"
+    assert [r["presets"] for r in records.values()] == [["ge2"], ["ge2"]]
+    # resumed under the same presets: both kept; under none: both run again, without the key
+    monkeypatch.delenv(FAULT_ENV)
+    assert main(argv[:-1] + ["--resume", str(tmp_path)]) == 1
+    assert main(["analyze", "-q", "--jobs", "1", "--jsonl", out, "--resume", str(tmp_path)]) == 0
+    assert all("presets" not in r for r in map(json.loads, open(out)))
+    for command in ("check", "bounds"):
+        monkeypatch.setenv(FAULT_ENV, "sleep:a_slow.smt2")
+        assert main([command, "--timeout", "2", "--preset", "ge2", str(tmp_path)]) == 1
+        _, err = capsys.readouterr()
+        assert "a_slow.smt2: timeout after 2 s" in err
+    capsys.readouterr()
