@@ -45,3 +45,18 @@ def test_a_json_object_that_is_not_a_record_is_a_value_error():
         FileRecord.from_json({"asserts": 3})
     with pytest.raises(ValueError):
         FileRecord.from_json({"file": "a.smt2", "asserts": "many"})
+
+
+def test_presets_are_in_the_record_only_when_given_and_read_back(tmp_path):
+    path = _files(tmp_path)["good.smt2"]
+    plain = analyze_file(path).to_json()
+    assert "presets" not in plain and "preset_refused" not in plain
+    record = analyze_file(path, presets=("ge2",))
+    assert list(record.to_json()) == LEADING + ["presets", "sha256"] + ANALYSED
+    line = json.dumps(record.to_json())
+    assert FileRecord.from_json(json.loads(line)) == record
+    refused = FileRecord.refused("x.smt2", 3, "preset ge2 refused: x_size0 >= 2 is false", ("ge2",), sha256="ab")
+    assert list(refused.to_json()) == LEADING + ["presets", "sha256", "preset_refused"]
+    assert FileRecord.from_json(json.loads(json.dumps(refused.to_json()))) == refused
+    # a record the parent makes (timeout, death) is stamped with the run's presets
+    assert FileRecord.timed_out("x.smt2", 2).with_presets(("ge2",)).to_json()["presets"] == ["ge2"]

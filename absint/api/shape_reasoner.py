@@ -246,6 +246,12 @@ class ShapeReasoner:
         """Symbolic lower bounds: ``expr >= max(pieces)``; see :meth:`upper_bound`."""
         return self._symbolic(expr, in_terms_of, upper=False)
 
+    def simplify(self, expr):
+        """``expr`` as the simplest expression found equal to it under the facts, in sympy:
+        its constant (``sympy.Integer``) when the facts fix it; nested constant divisions
+        folded, decided ``Min``/``Max``/``Piecewise`` resolved (see ``docs/outputs.md``)."""
+        return self._to_sympy(self._reasoner.simplify(self._numeric(expr)).term)
+
     def fits_int32(self, *exprs) -> Verdict:
         """TRUE if every expression provably lies in ``[-2**31, 2**31 - 1]`` (numel,
         storage size, an index ``sum(stride_i * (size_i - 1)) + offset``), FALSE

@@ -1,7 +1,9 @@
 """One program: every assert decided against the asserts before it, then assumed.
 
 A file's outcome is a :class:`absint.batch.record.FileRecord` (the
-``absint analyze --jsonl`` contract is documented there).
+``absint analyze --jsonl`` contract is documented there). With ``--preset``, the
+presets' facts are assumed ahead of the asserts; one false at the example point
+refuses the file (``preset_refused``, the fact in ``error``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import attrs
 
 from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.program import Program
+from absint.presets import facts as preset_facts
 from absint.reasoning.reasoner import Reasoner
 from absint.batch.record import FileRecord
 from absint.readers.files import LoadedFile, load_bytes, load_program
@@ -45,14 +48,18 @@ class ProgramAnalysis:
         return f"example point violates assert {self.inconsistent_at}: hints inconsistent"
 
 
-def analyze_program(program: Program, check_example: bool = True, reasoner: Reasoner | None = None) -> ProgramAnalysis:
+def analyze_program(program: Program, check_example: bool = True, reasoner: Reasoner | None = None,
+                    presets: tuple[str, ...] = ()) -> ProgramAnalysis:
     """Decide each assert given the ones before it, then assume it.
 
     With ``check_example``, the verdicts are checked at the example point
-    (:func:`example_violations`); a violation is a soundness bug.
+    (:func:`example_violations`); a violation is a soundness bug. ``presets``: their
+    facts are checked at the example point (:class:`PresetRefused` if one fails) and
+    assumed before the first assert.
     """
     r = reasoner if reasoner is not None else Reasoner()
     r.prefer_to_eliminate(s.term for s in program.symbols if s.backed)
+    preset_facts.assume(r, program, presets)
     verdicts = []
     contradiction = None
     for fact in program.facts:
@@ -107,34 +114,41 @@ def example_violations(program: Program, verdicts: list[Verdict], values: list[b
     return tuple(out)
 
 
-def analyze_file(path: str, max_size: int = 0) -> FileRecord:
+def analyze_file(path: str, max_size: int = 0, presets: tuple[str, ...] = ()) -> FileRecord:
     """The record of one file; never raises for a bad file (the error is in the record).
 
     The file is analysed in a fresh term table, so its record does not depend on
-    which files the same process analysed before (term ids break ties).
+    which files the same process analysed before (term ids break ties). ``presets``:
+    the ``--preset`` names whose facts are assumed ahead of the asserts.
     """
     with fresh_table():
         start = time.process_time()
-        return record_of(load_program(path, max_size=max_size), start)
+        return record_of(load_program(path, max_size=max_size), start, presets)
 
 
-def analyze_bytes(path: str, data: bytes) -> FileRecord:
+def analyze_bytes(path: str, data: bytes, presets: tuple[str, ...] = ()) -> FileRecord:
     """:func:`analyze_file` of bytes already read from ``path`` (by a batch worker)."""
     with fresh_table():
         start = time.process_time()
-        return record_of(load_bytes(path, data, start=start), start)
+        return record_of(load_bytes(path, data, start=start), start, presets)
 
 
-def record_of(loaded: LoadedFile, start: float) -> FileRecord:
-    """The record of a loaded file; ``start``: the CPU clock when reading began."""
+def record_of(loaded: LoadedFile, start: float, presets: tuple[str, ...] = ()) -> FileRecord:
+    """The record of a loaded file; ``start``: the CPU clock when reading began. The presets'
+    facts are built and checked here, from the loaded program (a refused one is the record)."""
     name = os.path.basename(loaded.path)
+    presets = tuple(presets)
     if loaded.program is None:
         return FileRecord.failed(name, str(loaded.error), 0.0 if loaded.digest is None else
-                                 time.process_time() - start, loaded.digest)
+                                 time.process_time() - start, loaded.digest).with_presets(presets)
     parsed = time.process_time()
-    analysis = analyze_program(loaded.program)
+    try:
+        analysis = analyze_program(loaded.program, presets=presets)
+    except preset_facts.PresetRefused as e:
+        return FileRecord.refused(name, len(loaded.program.facts), str(e), presets,
+                                  time.process_time() - start, loaded.digest)
     return FileRecord(
         name, len(loaded.program.facts), analysis.letters, round(time.process_time() - start, 6), None,
         loaded.digest, round(parsed - start, 6), analysis.layer_counts(), analysis.contradiction,
-        analysis.example_violations, analysis.warning,
+        analysis.example_violations, analysis.warning, presets=presets,
     )

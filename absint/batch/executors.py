@@ -71,13 +71,15 @@ MAX_STARTUP_FAILURES = 3
 @dataclass(frozen=True)
 class Task:
     """One file to analyse; ``sha256`` is None when the parent did not (or could not) hash it;
-    ``attempt`` 2 when ``--resume`` retries a file whose process died."""
+    ``attempt`` 2 when ``--resume`` retries a file whose process died; ``presets``: the
+    ``--preset`` names whose facts are assumed ahead of the file's asserts."""
 
     path: str
     name: str
     size: int
     sha256: str | None
     attempt: int = 1
+    presets: tuple[str, ...] = ()
 
 
 class ExecutorUnavailable(Exception):
@@ -281,26 +283,28 @@ def run_forked(job: Callable[[], object], timeout: float, max_memory: int, fault
 
 def run_isolated(path: str, name: str, timeout: float, max_memory: int, max_size: int = 0,
                  fault: str | None = None, conn_fd: int | None = None,
-                 parent_pid: int | None = None) -> FileRecord:
+                 parent_pid: int | None = None, presets: tuple[str, ...] = ()) -> FileRecord:
     """Analyse one file in a forked process with the time and memory limits; always a record.
 
     The file is read here, in the worker, and only if it is a regular file of at
-    most ``max_size`` bytes: the parent never holds a file's content.
+    most ``max_size`` bytes: the parent never holds a file's content. The presets' facts
+    are built in the forked process, from the program it loads.
     """
     try:
         data = read_regular(path, max_size)
     except UnreadableFile as e:
-        return FileRecord.failed(name, str(e))
+        return FileRecord.failed(name, str(e)).with_presets(presets)
     from absint.batch.analyze import analyze_bytes
 
-    out = run_forked(lambda: analyze_bytes(path, data), timeout, max_memory, fault, conn_fd, parent_pid)
+    out = run_forked(lambda: analyze_bytes(path, data, presets), timeout, max_memory, fault, conn_fd,
+                     parent_pid)
     if out.kind == "ok":
         record = out.value
     elif out.kind == "timeout":
         record = FileRecord.timed_out(name, timeout, out.cpu)
     else:
         record = FileRecord.failed(name, out.reason, out.cpu)
-    return record.with_sha256(content_digest(data))
+    return record.with_sha256(content_digest(data)).with_presets(presets)
 
 
 def preload() -> None:
@@ -325,7 +329,8 @@ def preload() -> None:
 
 
 def worker_main(fd: int) -> None:
-    """The worker loop: ``("run", path, name, timeout, max_memory, max_size)`` in, ``("done", record)`` out."""
+    """The worker loop: ``("run", path, name, timeout, max_memory, max_size, presets)`` in,
+    ``("done", record)`` out."""
     _die_with_parent()
     parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -340,13 +345,13 @@ def worker_main(fd: int) -> None:
             break
         if msg is None:
             break
-        _, path, name, timeout, max_memory, max_size = msg
+        _, path, name, timeout, max_memory, max_size, presets = msg
         fault = faults.get(name)
         if fault == "kill-worker":
             os._exit(71)
         while fault == "hang-worker":
             time.sleep(3600)
-        record = run_isolated(path, name, timeout, max_memory, max_size, fault, fd, parent)
+        record = run_isolated(path, name, timeout, max_memory, max_size, fault, fd, parent, presets)
         try:
             conn.send(("done", record))
         except OSError:
@@ -388,7 +393,7 @@ class WorkerProcess:
         return self.ready and self.task is None
 
     def start(self, task: Task, timeout: float, max_memory: int, max_size: int = 0) -> None:
-        self.conn.send(("run", task.path, task.name, timeout, max_memory, max_size))
+        self.conn.send(("run", task.path, task.name, timeout, max_memory, max_size, task.presets))
         self.task = task
         self.deadline = time.monotonic() + timeout + SAFETY_GRACE if timeout > 0 else None
 
@@ -422,7 +427,8 @@ class WorkerProcess:
         if not self.conn.closed:
             self.conn.close()
 
-    def run_sync(self, path: str, name: str, timeout: float, max_memory: int) -> FileRecord:
+    def run_sync(self, path: str, name: str, timeout: float, max_memory: int,
+                 presets: tuple[str, ...] = ()) -> FileRecord:
         """Run one file and wait for its record (for callers without an event loop, e.g. Dask tasks)."""
         try:
             while not self.ready:
@@ -431,7 +437,7 @@ class WorkerProcess:
                     raise WorkerStartupError("worker did not start")
                 if self.conn.recv()[0] == "ready":
                     self.ready = True
-            self.start(Task(path, name, 0, None), timeout, max_memory)
+            self.start(Task(path, name, 0, None, presets=presets), timeout, max_memory)
             while True:
                 left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
                 if not self.conn.poll(left):
@@ -516,7 +522,8 @@ class LocalPool:
 _local = threading.local()
 
 
-def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int) -> FileRecord:
+def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int,
+                 presets: tuple[str, ...] = ()) -> FileRecord:
     """A Dask task: the record of one file, sent as bytes (workers need not see the files).
 
     Each Dask worker thread keeps one absint worker process, so the time and
@@ -531,7 +538,7 @@ def dask_analyze(name: str, data: bytes, timeout: float, max_memory: int) -> Fil
         path = os.path.join(d, name)
         with open(path, "wb") as f:
             f.write(data)
-        return worker.run_sync(path, name, timeout, max_memory)
+        return worker.run_sync(path, name, timeout, max_memory, presets)
 
 
 class DaskExecutor:
@@ -571,7 +578,7 @@ class DaskExecutor:
                     yield t, FileRecord.failed(t.name, str(e))
                     continue
                 digests[i] = content_digest(data)
-                fut = self.client.submit(dask_analyze, t.name, data, self.timeout, self.max_memory,
+                fut = self.client.submit(dask_analyze, t.name, data, self.timeout, self.max_memory, t.presets,
                                          key=f"absint-{t.name}-{run_id}-{i}", pure=False,
                                          priority=len(tasks) - i)
                 futures[fut] = i

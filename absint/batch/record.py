@@ -3,8 +3,11 @@
 The record is a contract that later tools and users read. Its keys, in this
 order: ``file`` (base name), ``asserts``, ``verdicts`` (one letter per assert:
 ``T`` implied by the earlier asserts, ``F`` refuted by them, ``?`` not decided),
-``seconds`` (CPU, parse included), ``error`` (null or the message); then
-``sha256`` (absent when the file could not be read); then, only when the
+``seconds`` (CPU, parse included), ``error`` (null or the message); then,
+only in a run with ``--preset``, ``presets`` (the names whose facts were
+assumed ahead of the asserts); then ``sha256`` (absent when the file could not
+be read); then ``preset_refused`` (true) only when a preset fact is false at the
+example point (``error`` then names the fact and the file is not analysed); then, only when the
 program was analysed, ``parse_seconds``, ``layers`` (verdicts per deciding
 layer), ``contradiction`` (index of the assert after which the facts became
 contradictory, or null) and ``example_violations`` (asserts whose verdict is
@@ -66,6 +69,8 @@ class FileRecord:
     example_violations: tuple[int, ...] = attrs.field(default=(), converter=tuple)
     warning: str | None = None
     attempts: int = 1
+    presets: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    preset_refused: bool = False
 
     # ------------------------------------------------------------ constructors
 
@@ -87,6 +92,18 @@ class FileRecord:
     def died(cls, file: str, reason: str, seconds: float = 0.0) -> "FileRecord":
         """A worker or analysis process that died; ``reason`` from :func:`death_reason`."""
         return cls.failed(file, reason, seconds)
+
+    @classmethod
+    def refused(cls, file: str, asserts: int, reason: str, presets: tuple[str, ...], seconds: float = 0.0,
+                sha256: str | None = None) -> "FileRecord":
+        """A file not analysed because a ``--preset`` fact is false at its example point."""
+        return cls(file, asserts, seconds=round(seconds, 6), error=reason, sha256=sha256, presets=presets,
+                   preset_refused=True)
+
+    def with_presets(self, presets: tuple[str, ...]) -> "FileRecord":
+        """The record as made under ``presets`` (also a record the parent made: timeout, death)."""
+        presets = tuple(presets)
+        return self if presets == self.presets else attrs.evolve(self, presets=presets)
 
     def with_sha256(self, sha256: str | None) -> "FileRecord":
         """The parent knows the content hash even when the analysis could not report it."""
@@ -124,8 +141,12 @@ class FileRecord:
         """The JSON object of the contract: keys in the documented order, optional ones absent."""
         out: Json = {"file": self.file, "asserts": self.asserts, "verdicts": self.verdicts,
                      "seconds": self.seconds, "error": self.error}
+        if self.presets:
+            out["presets"] = list(self.presets)
         if self.sha256 is not None:
             out["sha256"] = self.sha256
+        if self.preset_refused:
+            out["preset_refused"] = True
         if self.analysed:
             out.update(parse_seconds=self.parse_seconds, layers=dict(self.layers),
                        contradiction=self.contradiction, example_violations=list(self.example_violations))
@@ -144,6 +165,7 @@ class FileRecord:
                 obj.get("seconds", 0.0), obj.get("error"), obj.get("sha256"), obj.get("parse_seconds"),
                 obj.get("layers") or (), obj.get("contradiction"), obj.get("example_violations") or (),
                 obj.get("warning"), int(obj.get("attempts") or 1),
+                tuple(str(p) for p in obj.get("presets") or ()), bool(obj.get("preset_refused")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ValueError(f"not a file record: {e}") from None

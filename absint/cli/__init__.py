@@ -1,4 +1,4 @@
-"""Command line: ``absint check | analyze | compare | bounds | validate | sample | solve | inputs``.
+"""Command line: ``absint check | analyze | compare | bounds | outputs | presets | validate | sample | solve | inputs``.
 
 Each subcommand lives in its own module with ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs,
@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": ("absint.cli.analyze", "decide every assert against the asserts before it (T / F / ?)"),
     "compare": ("absint.cli.compare", "precision and speed side by side with Z3 (and PyTorch's ShapeEnv)"),
     "bounds": ("absint.cli.bounds", "numeric and symbolic bounds of a program's unbacked sizes and outputs"),
+    "outputs": ("absint.cli.outputs", "each output as the simplest expression over the inputs (its constant when fixed)"),
+    "presets": ("absint.cli.presets", "open guards per preset (facts assumed ahead), and inputs each preset excludes"),
     "validate": ("absint.cli.validate", "translation validation: source/target pairs equal, or the first failing step"),
     "sample": ("absint.cli.sample", "shapes that satisfy operator specs: random samples or every solution"),
     "solve": ("absint.cli.solve", "inputs that give wanted outputs (--want 'output0_size0 == 8'), or a proof of none"),

@@ -36,6 +36,7 @@ from absint.batch.executors import (
 from absint.batch.jsonl import JsonlSink, ResultsBusy, read_records
 from absint.batch.record import FileRecord, readable
 from absint.cli.budgets import add_budget_arguments
+from absint.presets import option as preset_option
 from absint.readers.files import MB, file_sha256
 
 SLOWEST = 5
@@ -65,10 +66,16 @@ resume: with --resume, files whose name and SHA-256 are already in OUT are
   perhaps the machine, not the file), which is run once more; if it dies again,
   its record says "attempts": 2 and is final. A run killed at any moment loses
   only the files in flight. Two runs cannot share OUT: the second is refused.
+  --resume keeps only records made under the same presets.
+presets: with --preset, the preset's facts are assumed ahead of each file's
+  asserts (built in the file's own process, from the program it reads); a file
+  where one is false at the example point gets that fact as its error ("preset
+  ge2 refused: ...", "preset_refused": true in its record) and the run exits
+  with 2. Every record of such a run says "presets": [...].
 exit status: 0 if every file was analysed without error and no verdict is
   contradicted by a file's example point (a soundness bug, reported loudly);
   1 otherwise; 2 on a usage error (also: OUT cannot be written, or another
-  run holds it), before any file is analysed. A file whose example point
+  run holds it), before any file is analysed, or on a refused preset. A file whose example point
   breaks one of its own asserts ("hints inconsistent") is a warning, not a
   failure: its verdicts are checked at the point only up to that assert.
 """
@@ -98,12 +105,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no per-file lines")
     parser.add_argument("--stats", action="store_true", help="also print how many verdicts each layer gave")
+    preset_option.add_argument(parser)
 
 
 # ------------------------------------------------------------------ inputs
 
 
-def _task(path: str) -> Task:
+def _task(path: str, presets: tuple[str, ...] = ()) -> Task:
     """The file as the parent sees it: its name and size from ``stat``, never its content.
 
     The name is the records' name (:func:`readable`: an undecodable byte is written ``\\xff``).
@@ -112,18 +120,19 @@ def _task(path: str) -> Task:
     try:
         st = os.stat(path)
     except OSError:
-        return Task(path, name, 0, None)  # the worker reports why it cannot be read
-    return Task(path, name, st.st_size if stat.S_ISREG(st.st_mode) else 0, None)
+        return Task(path, name, 0, None, presets=presets)  # the worker reports why it cannot be read
+    return Task(path, name, st.st_size if stat.S_ISREG(st.st_mode) else 0, None, presets=presets)
 
 
-def plan(files: Iterable[str], hash_all: bool = False, max_size: int = 0) -> list[Task]:
+def plan(files: Iterable[str], hash_all: bool = False, max_size: int = 0,
+         presets: tuple[str, ...] = ()) -> list[Task]:
     """One task per distinct (name, content), largest first (then by name, for determinism).
 
     The parent does not read files (the workers do); it hashes a file, in chunks,
     only where the content decides something: for ``--resume`` (``hash_all``) and
     between files of the same name. A file it cannot hash is left to a worker.
     """
-    tasks = [_task(path) for path in files]
+    tasks = [_task(path, presets) for path in files]
     names = Counter(t.name for t in tasks)
     tasks = [dataclasses.replace(t, sha256=file_sha256(t.path, max_size))
              if hash_all or names[t.name] > 1 else t for t in tasks]
@@ -342,7 +351,7 @@ def execute(executor, todo: list[Task], sink: JsonlSink | None, live: _Live, new
         return
     with contextlib.closing(executor.run(todo)) as results:
         for task, record in results:
-            record = record.after_attempts(task.attempt)
+            record = record.after_attempts(task.attempt).with_presets(task.presets)
             if sink is not None:
                 sink.write(record.to_json())
             new.append(record)
@@ -362,6 +371,8 @@ def report(args, records: list[FileRecord], new: int, wall: float, where: str) -
                    layer_totals(records) if args.stats else None)
     err = Console(file=sys.stderr, highlight=False)
     for r in records:
+        if r.preset_refused:
+            err.print(Text(f"{r.file}: {r.error}"), style="red")
         if r.example_violations:
             err.print(Text(f"SOUNDNESS BUG: {r.file}: verdicts contradicted by the example point "
                            f"at asserts {list(r.example_violations)}", style="bold red"))
@@ -382,6 +393,10 @@ def _inputs(args) -> tuple[list[str], JsonlSink | None]:
     problem = _usage_problem(args)
     if problem is not None:
         raise UsageError(problem)
+    try:
+        preset_option.names(args)
+    except preset_option.PresetError as e:
+        raise UsageError(str(e)) from None
     files = smt2_files(args.paths)
     if not files:
         raise UsageError("no .smt2 files found")
@@ -401,8 +416,11 @@ def run(args) -> int:
     except UsageError as e:
         print(f"absint analyze: {e}", file=sys.stderr)
         return 2
-    tasks = plan(files, hash_all=args.resume, max_size=args.max_file_size * MB)
-    kept, todo = split_resumed(tasks, read_file_records(args.jsonl) if args.resume else [])
+    presets = preset_option.names(args)
+    tasks = plan(files, hash_all=args.resume, max_size=args.max_file_size * MB, presets=presets)
+    old = read_file_records(args.jsonl) if args.resume else []
+    # a record made under other presets is not this run's result
+    kept, todo = split_resumed(tasks, [r for r in old if r.presets == presets])
     try:
         executor, where = _executor(args) if todo else (None, "nothing to do")
     except ExecutorUnavailable as e:
@@ -440,4 +458,6 @@ def _run(args, sink: JsonlSink | None, executor, where: str, tasks: list[Task], 
     records = sorted([r for k, r in kept.items() if k in current] + new, key=lambda r: r.key)
     s = report(args, records, len(new), time.monotonic() - started, where)
     bad = s["errors"] + s["timeouts"] + s["violations"]
+    if any(r.preset_refused for r in records):
+        return 2
     return 1 if bad or len(records) < len(tasks) else 0

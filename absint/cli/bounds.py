@@ -21,6 +21,8 @@ import attrs
 from absint.lang import terms as T
 from absint.lang.printer import to_infix, to_smtlib
 from absint.lang.program import Program
+from absint.presets import facts as preset_facts
+from absint.presets import option as preset_option
 from absint.reasoning.reasoner import Reasoner
 from absint.readers.files import load_program
 from absint.lang.terms import BOOL, INT, Term
@@ -57,7 +59,8 @@ limits: each file is analysed in its own process: past --timeout it is killed
   are still reported.
 exit status: 0 if every file was reported; 1 if a file could not be read,
   parsed or analysed, or was over a limit (the other files are still
-  reported); 2 on a usage error, such as a --symbol name a file does not have.
+  reported); 2 on a usage error, such as a --symbol name a file does not have
+  or a --preset fact false at a file's example point (the preset is refused).
 """
 
 
@@ -173,32 +176,58 @@ def chosen_terms(program: Program, names: list[str] | None, outputs: bool) -> li
     return chosen
 
 
+@attrs.frozen(slots=True)
+class Assumed:
+    """A reasoner that has assumed a program's preset facts and then its asserts, in order;
+    ``contradiction``: the index of the assert after which the facts contradict each other
+    (assuming stopped there), and where it was written."""
+
+    reasoner: Reasoner
+    contradiction: int | None = None
+    contradiction_at: str | None = None
+
+
+def assume_program(program: Program, presets: tuple[str, ...] = (), file: str | None = None) -> Assumed:
+    """Every assert assumed, after the presets' facts (checked at the example point first:
+    raises :class:`absint.presets.facts.PresetRefused`). Shared by ``bounds`` and ``outputs``."""
+    file = program.name if file is None else file
+    r = Reasoner(backed=[s.term for s in program.symbols if s.backed])
+    preset_facts.assume(r, program, presets)
+    for fact in program.facts:
+        r.assume(fact.term)
+        if r.contradiction:  # every later answer would be vacuous
+            where = fact.position
+            return Assumed(r, fact.index, None if where is None else f"{file}:{where.line}:{where.column}")
+    return Assumed(r)
+
+
 def bounds_of_program(program: Program, names: list[str] | None = None, outputs: bool = False,
-                      int32: bool = False, smtlib: bool = False, file: str | None = None) -> FileBounds:
-    """Assume every assert, then bound each chosen term (see :func:`chosen_terms`)."""
+                      int32: bool = False, smtlib: bool = False, file: str | None = None,
+                      presets: tuple[str, ...] = ()) -> FileBounds:
+    """Assume the presets' facts and every assert, then bound each chosen term (see
+    :func:`chosen_terms`); an output's symbolic bounds are shown simplified under the facts
+    (:meth:`Reasoner.simplify`, the normal form ``absint outputs`` prints)."""
     file = program.name if file is None else file
     try:
         chosen = chosen_terms(program, names, outputs)
-    except UnknownNames as e:
+        assumed = assume_program(program, presets, file)
+    except (UnknownNames, preset_facts.PresetRefused) as e:
         return FileBounds(file, len(program.facts), error=f"{file}: {e}", usage_error=True)
+    if assumed.contradiction is not None:
+        return FileBounds(file, len(program.facts), contradiction=assumed.contradiction,
+                          contradiction_at=assumed.contradiction_at, unbacked=len(program.unbacked))
+    r = assumed.reasoner
     backed = [s.term for s in program.symbols if s.backed]
-    r = Reasoner(backed=backed)
-    for fact in program.facts:
-        r.assume(fact.term)
-        if r.contradiction:  # every bound would be vacuous
-            where = fact.position
-            return FileBounds(file, len(program.facts), contradiction=fact.index,
-                              contradiction_at=None if where is None else f"{file}:{where.line}:{where.column}",
-                              unbacked=len(program.unbacked))
     render = to_smtlib if smtlib else to_infix
     reported = []
     symbol_names = {s.name for s in program.symbols}
     for name, t in chosen:
         # a backed symbol is bounded by the *other* inputs (by itself, trivially)
         params = [b for b in backed if b is not t] if name in symbol_names else backed
+        shown = (lambda p: p) if name in symbol_names else (lambda p: r.simplify(p).term)
         lo, hi = r.bounds(t)
-        upper = beyond_numeric(symbolic_bound(r, t, params, upper=True), hi, upper=True)
-        lower = beyond_numeric(symbolic_bound(r, t, params, upper=False), lo, upper=False)
+        upper = beyond_numeric(map(shown, symbolic_bound(r, t, params, upper=True)), hi, upper=True)
+        lower = beyond_numeric(map(shown, symbolic_bound(r, t, params, upper=False)), lo, upper=False)
         reported.append(SymbolBounds(
             name, lo, hi,
             tuple(render(p) for p in upper) or None,
@@ -281,20 +310,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--smtlib", action="store_true",
                         help="write symbolic bounds in SMT-LIB syntax, (* s0 s1), instead of the readable s0*s1")
     add_budget_arguments(parser)
+    preset_option.add_argument(parser)
 
 
 def run(args) -> int:
     from absint.readers.files import smt2_files
 
     problem = budget_problem(args)
+    try:
+        presets = preset_option.names(args)
+    except preset_option.PresetError as e:
+        problem = problem or str(e)
     files = smt2_files(args.paths) if problem is None else []
     if problem is None and not files:
         problem = "no .smt2 files found"
     if problem is not None:
         print(f"absint bounds: {problem}", file=sys.stderr)
         return 2
+    # the presets' facts are built in each file's forked job, from the program it loads
     options = dict(names=args.symbols, outputs=args.outputs, int32=args.int32, smtlib=args.smtlib,
-                   max_size=max_size(args))
+                   max_size=max_size(args), presets=presets)
     warm_up(lambda path: bounds_of_file(path, **options))
     failed = usage = 0
     for path in files:

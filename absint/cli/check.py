@@ -13,6 +13,8 @@ import attrs
 
 from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.terms import fresh_table
+from absint.presets import facts as preset_facts
+from absint.presets import option as preset_option
 from absint.readers.files import load_program
 
 
@@ -25,10 +27,14 @@ class CheckReport:
     not_evaluable: tuple[str, ...] = ()
     unbacked: int = 0
     error: str | None = None
+    #: with --preset: how many preset facts hold at the example point; a refused preset is
+    #: ``refused`` (the failing fact), which makes the run's exit status 2
+    preset_facts: int = 0
+    refused: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.error is None and not self.failing
+        return self.error is None and not self.failing and self.refused is None
 
     def summary(self) -> str:
         if self.error is not None:
@@ -38,21 +44,26 @@ class CheckReport:
             parts.append(f"{len(self.failing)} FAIL (first: {self.failing[0]})")
         if self.not_evaluable:
             parts.append(f"{len(self.not_evaluable)} not evaluable (unbacked or undefined)")
+        if self.preset_facts:
+            parts.append(f"{self.preset_facts} preset fact(s) hold")
+        if self.refused is not None:
+            parts.append(self.refused)
         status = "ok" if self.ok else "FAIL"
         return f"{self.file}: {status}: " + ", ".join(parts)
 
 
-def check_file(path: str, max_size: int = 0) -> CheckReport:
+def check_file(path: str, max_size: int = 0, presets: tuple[str, ...] = ()) -> CheckReport:
     """One file's report; never raises for a bad file. Only a regular file of at most
-    ``max_size`` bytes (0: any) is read."""
+    ``max_size`` bytes (0: any) is read. Every assert is evaluated at the example point;
+    with ``presets``, their facts too (built here, from the program read)."""
     with fresh_table():
         loaded = load_program(path, max_size=max_size)
         if loaded.program is None:
             return CheckReport(loaded.name, error=loaded.error)
-        return _check_program(loaded.name, loaded.program)
+        return _check_program(loaded.name, loaded.program, presets)
 
 
-def _check_program(name: str, program) -> CheckReport:
+def _check_program(name: str, program, presets: tuple[str, ...] = ()) -> CheckReport:
     point = program.hints()
     memo: dict = {}
     failing, not_evaluable, holding = [], [], 0
@@ -66,8 +77,11 @@ def _check_program(name: str, program) -> CheckReport:
             holding += 1
         else:
             failing.append(f"{fact.position}: {fact.term!r}")
+    facts = preset_facts.preset_facts(program, presets)
+    refused = preset_facts.refused_fact(program, facts)
     return CheckReport(name, len(program.facts), holding, tuple(failing), tuple(not_evaluable),
-                       len(program.unbacked))
+                       len(program.unbacked), preset_facts=len(facts) if refused is None else 0,
+                       refused=None if refused is None else str(refused))
 
 
 EPILOG = """\
@@ -76,7 +90,8 @@ limits: each file is checked in its own process: past --timeout it is killed
   'FILE: memory limit exceeded (N MB)'); the other files are still checked.
 exit status: 0 if every file was read, parsed and every assert holds (or
   cannot be evaluated) at its example point; 1 otherwise (also when a file
-  was over a limit); 2 on a usage error.
+  was over a limit); 2 on a usage error, or when a --preset fact is false at
+  a file's example point (the preset is refused; the line names the fact).
 """
 
 
@@ -89,6 +104,7 @@ def add_arguments(parser) -> None:
     parser.epilog = EPILOG
     parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
     add_budget_arguments(parser)
+    preset_option.add_argument(parser)
 
 
 def run(args) -> int:
@@ -98,22 +114,27 @@ def run(args) -> int:
     from absint.readers.files import smt2_files
 
     problem = budget_problem(args)
+    try:
+        presets = preset_option.names(args)
+    except preset_option.PresetError as e:
+        problem = problem or str(e)
     files = smt2_files(args.paths) if problem is None else []
     if problem is None and not files:
         problem = "no .smt2 files found"
     if problem is not None:
         print(f"absint check: {problem}", file=sys.stderr)
         return 2
-    warm_up(lambda path: check_file(path))
-    failed = 0
+    warm_up(lambda path: check_file(path, presets=presets))
+    failed = refused = 0
     for f in files:
         name = os.path.basename(f)
-        report, over = within_budget(lambda: check_file(f, max_size(args)), name, args)
+        report, over = within_budget(lambda: check_file(f, max_size(args), presets), name, args)
         if over is not None:
             print(over, file=sys.stderr, flush=True)
             failed += 1
             continue
         print(report.summary(), flush=True)
         failed += not report.ok
+        refused += report.refused is not None
     print(f"{len(files)} file(s), {failed} with a problem")
-    return 1 if failed else 0
+    return 2 if refused else 1 if failed else 0

@@ -32,6 +32,7 @@ from absint.reasoning.network import DEFAULT_BUDGET, ValueNetwork
 from absint.reasoning.normal_form import NormalForm
 from absint.reasoning.polyhedral import PolyhedralLayer
 from absint.reasoning.products import ProductBounds
+from absint.reasoning.simplify import Simplified, simplify
 from absint.reasoning.trail import Checkpoint, CheckpointError, Trail
 from absint.reasoning.verdict import UNKNOWN, Layer, Truth, Verdict
 from absint.reasoning.zones import DifferenceBounds
@@ -297,6 +298,12 @@ class Reasoner:
                 if c not in (math.inf, -math.inf):
                     out.append(T.add(x, T.const(c)))
         return out
+
+    def simplify(self, term: Term) -> Simplified:
+        """``term`` as the simplest expression found equal to it under the facts (its
+        constant when they fix it), with its bounds: a presentation pass apart from the
+        normal form, which deciding keeps (see :mod:`absint.reasoning.simplify`)."""
+        return simplify(self, term)
 
     def residual(self, guards: Iterable[Term]) -> list[Term]:
         """What of the conjunction of ``guards`` the facts do not already imply:

@@ -1,0 +1,176 @@
+"""What a preset buys on one program, and what it costs: ``absint presets``.
+
+For each preset (or comma-joined combination) the program is analysed with the preset's
+facts assumed ahead of its asserts; the asserts absint still leaves open are counted.
+Then each preset fact is decided against the program's own asserts: a fact they imply
+costs nothing; a fact they do not imply excludes inputs the program accepts, and one such
+input is searched for concretely near the example point (a few symbols changed, every
+assert and the fact checked with the evaluator). When the search finds none, the report
+says so; that is not a proof that the fact is implied.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Iterator, Sequence
+
+import attrs
+
+from absint.batch.analyze import analyze_program
+from absint.lang import terms as T
+from absint.lang.evaluator import truth_at
+from absint.lang.printer import to_smtlib
+from absint.lang.program import Program
+from absint.presets.facts import PresetFact, preset_facts, refused_fact
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Truth
+
+#: the combinations ``absint presets`` reports by default (the empty one: no preset)
+DEFAULT_COMBINATIONS: tuple[tuple[str, ...], ...] = (
+    (), ("nonneg",), ("ge1",), ("ge2",), ("contiguous",), ("duck",), ("ge2", "contiguous"),
+    ("ge2", "contiguous", "duck"),
+)
+
+#: candidate points tried per fact when searching for an excluded input
+MAX_CANDIDATES = 400
+
+
+@attrs.frozen(slots=True)
+class FactReport:
+    """One preset fact: whether the program's asserts imply it, and if not, an input the
+    program accepts and the fact excludes (only the symbols changed from the example point),
+    or None when the search found none."""
+
+    fact: PresetFact
+    implied: bool
+    witness: dict[str, int] | None = None
+
+    def to_json(self) -> dict:
+        return {"preset": self.fact.preset, "fact": to_smtlib(self.fact.term), "text": self.fact.text,
+                "implied": self.implied, "witness": self.witness}
+
+
+@attrs.frozen(slots=True)
+class PresetRow:
+    """One combination on one program: its open asserts (indices), or why it was refused."""
+
+    presets: tuple[str, ...]
+    open: tuple[int, ...] = ()
+    facts: tuple[FactReport, ...] = ()
+    refused: str | None = None
+
+    @property
+    def label(self) -> str:
+        return ",".join(self.presets) or "none"
+
+    def to_json(self) -> dict:
+        return {"presets": self.label, "refused": self.refused, "open": len(self.open),
+                "open_asserts": list(self.open), "facts": [f.to_json() for f in self.facts]}
+
+
+def open_asserts(program: Program, presets: tuple[str, ...] = ()) -> tuple[int, ...]:
+    """The indices of the asserts left UNKNOWN with the presets' facts assumed first."""
+    analysis = analyze_program(program, check_example=False, presets=presets)
+    return tuple(i for i, v in enumerate(analysis.verdicts) if v.truth is Truth.UNKNOWN)
+
+
+def explore(program: Program, combinations: Sequence[tuple[str, ...]] = DEFAULT_COMBINATIONS,
+            search: bool = True) -> list[PresetRow]:
+    """One row per combination; facts decided against the program's asserts once each."""
+    judged: dict[T.Term, FactReport] = {}
+    reasoner = None
+    rows = []
+    for names in combinations:
+        facts = preset_facts(program, names)
+        refused = refused_fact(program, facts)
+        if refused is not None:
+            rows.append(PresetRow(names, refused=str(refused)))
+            continue
+        if reasoner is None and facts:
+            reasoner = _after_asserts(program)
+        reports = []
+        for f in facts:
+            if f.term not in judged:
+                judged[f.term] = judge(program, reasoner, f, search)
+            reports.append(attrs.evolve(judged[f.term], fact=f))
+        rows.append(PresetRow(names, open_asserts(program, names), tuple(reports)))
+    return rows
+
+
+def _after_asserts(program: Program) -> Reasoner:
+    r = Reasoner(backed=[s.term for s in program.symbols if s.backed])
+    for fact in program.facts:
+        r.assume(fact.term)
+    return r
+
+
+def judge(program: Program, reasoner: Reasoner, fact: PresetFact, search: bool = True) -> FactReport:
+    """Implied by the asserts (TRUE), or not: then an excluded input, if the search finds one."""
+    if reasoner.decide(fact.term).truth is Truth.TRUE:
+        return FactReport(fact, True)
+    return FactReport(fact, False, excluded_input(program, fact.term) if search else None)
+
+
+# ---------------------------------------------------------------- the concrete search
+
+
+def excluded_input(program: Program, fact: T.Term, limit: int = MAX_CANDIDATES) -> dict[str, int] | None:
+    """Symbols changed from the example point such that every assert holds (evaluator) and
+    ``fact`` is false; None if none of the candidates is one. Points where an assert has no
+    value (an unbacked symbol) are not accepted."""
+    hints = program.hints()
+    for changes in itertools.islice(_candidates(program, fact, hints), limit):
+        point = {**hints, **changes}
+        if truth_at(fact, point) is False and accepts(program, point):
+            return changes
+    return None
+
+
+def accepts(program: Program, point: dict) -> bool:
+    """Whether every assert of the program holds at ``point`` (the evaluator's verdict)."""
+    memo: dict = {}
+    return all(truth_at(f.term, point, memo) is True for f in program.facts)
+
+
+def _values(hint: int) -> list[int]:
+    """Values tried for a symbol whose example value is ``hint``: near it, and the small ones."""
+    out = [hint - 1, hint + 1, 0, 1, 2, 3, hint * 2, hint // 2, hint + 2, hint - 2, -1]
+    return list(dict.fromkeys(v for v in out if v != hint))
+
+
+def _candidates(program: Program, fact: T.Term, hints: dict) -> Iterator[dict[str, int]]:
+    """Changes to try: one of the fact's symbols alone; then it with the symbols of its own
+    tensor that had the same example value (a size repeated in a stride moves with it); then
+    with every symbol that had it; then two of the fact's symbols together."""
+    names = [v.data for v in T.free_vars(fact) if isinstance(hints.get(v.data), int)]
+    for n in names:
+        for v in _values(hints[n]):
+            yield {n: v}
+    for local in (True, False):
+        for n in names:
+            same = [m for m, h in hints.items() if h == hints[n] and m not in names
+                    and (not local or _tensor(m) == _tensor(n))]
+            for v in _values(hints[n]):
+                yield {n: v, **{m: v for m in same}}
+    for a, b in itertools.combinations(names, 2):
+        for va, vb in itertools.product(_values(hints[a])[:6], _values(hints[b])[:6]):
+            yield {a: va, b: vb}
+
+
+def _tensor(name: str) -> str:
+    """The tensor a symbol belongs to by the corpus naming (the name itself otherwise)."""
+    for marker in ("_size", "_stride", "_storage_offset"):
+        i = name.rfind(marker)
+        if i > 0:
+            return name[:i]
+    return name
+
+
+def combinations_from(texts: Iterable[str] | None) -> list[tuple[str, ...]]:
+    """``--preset`` values (each a comma-joined combination; ``none`` for no preset) as
+    combinations, or the defaults."""
+    from absint.presets.facts import parse
+
+    if not texts:
+        return list(DEFAULT_COMBINATIONS)
+    return [() if t.strip() == "none" else parse(t) for t in texts]

@@ -1,0 +1,220 @@
+"""The facts of a preset, for one program, and their check at the example point.
+
+A preset is a family of facts a compiler may be willing to assume about its inputs
+before the program's own asserts (PyTorch's ``ShapeEnv`` assumes several of them:
+sizes are non-negative, 0/1 are specialised, equal example sizes are one symbol).
+Assuming them closes guards the asserts alone leave open; ``absint presets`` measures
+how many, and shows an input each preset excludes that the program would accept.
+
+Sizes, strides and tensors are recognised from the corpus naming of the declared
+symbols: ``<tensor>_size<d>``, ``<tensor>_stride<d>``, ``<tensor>_storage_offset``
+(``docs/presets.md``). Symbols named otherwise are not touched by any preset.
+
+Presets:
+
+* ``nonneg``: every size symbol ``>= 0``;
+* ``ge1``: every size symbol ``>= 1``;
+* ``ge2``: every *dynamic* size symbol ``>= 2``: PyTorch specialises sizes 0 and 1, so a
+  size traced at 0 or 1 is static for its guards and is left out; unbacked sizes (no
+  example value) are dynamic and included;
+* ``contiguous``: per tensor, ``stride[last] = 1`` and ``stride[d] = stride[d+1]*size[d+1]``
+  (each fact only when its symbols are declared; a constant size or stride is no symbol,
+  the layout's value is used only for symbols);
+* ``duck``: backed size symbols whose example values are equal are one symbol
+  (``a = b`` for each later one against the first).
+
+A fact that is false at the example point is refused (:class:`PresetRefused`): the
+program was traced there, so the preset does not describe it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable, Sequence
+
+import attrs
+
+from absint.lang import terms as T
+from absint.lang.evaluator import truth_at
+from absint.lang.printer import to_infix
+from absint.lang.program import Program, Symbol
+from absint.lang.terms import INT, Term
+
+_SIZE = re.compile(r"^(?P<tensor>.+)_size(?P<dim>\d+)$")
+_STRIDE = re.compile(r"^(?P<tensor>.+)_stride(?P<dim>\d+)$")
+_OFFSET = re.compile(r"^(?P<tensor>.+)_storage_offset$")
+
+
+@attrs.frozen(slots=True)
+class Tensor:
+    """One input tensor as its symbols name it: dimension -> symbol (absent: not a symbol)."""
+
+    name: str
+    sizes: tuple[tuple[int, Symbol], ...] = ()
+    strides: tuple[tuple[int, Symbol], ...] = ()
+    offset: Symbol | None = None
+
+    @property
+    def rank(self) -> int:
+        """One more than the largest dimension any of its symbols names."""
+        dims = [d for d, _ in self.sizes] + [d for d, _ in self.strides]
+        return max(dims) + 1 if dims else 0
+
+
+def tensors(program: Program) -> list[Tensor]:
+    """The program's tensors, in the order their first symbol was declared (Int symbols only)."""
+    found: dict[str, dict] = {}
+    for s in program.symbols:
+        if s.sort is not INT:
+            continue
+        for pattern, slot in ((_SIZE, "sizes"), (_STRIDE, "strides"), (_OFFSET, "offset")):
+            m = pattern.match(s.name)
+            if m is None:
+                continue
+            entry = found.setdefault(m["tensor"], {"sizes": {}, "strides": {}, "offset": None})
+            if slot == "offset":
+                entry["offset"] = s
+            else:
+                entry[slot][int(m["dim"])] = s
+            break
+    return [Tensor(name, tuple(sorted(e["sizes"].items())), tuple(sorted(e["strides"].items())), e["offset"])
+            for name, e in found.items()]
+
+
+def size_symbols(program: Program) -> list[Symbol]:
+    """Every ``<tensor>_size<d>`` Int symbol, in declaration order."""
+    return [s for s in program.symbols if s.sort is INT and _SIZE.match(s.name)]
+
+
+@attrs.frozen(slots=True)
+class PresetFact:
+    """One assumed fact: the preset it comes from, the term, and how it reads (as written,
+    ``x_size0 >= 2``, not as normalised, ``0 <= x_size0 - 2``)."""
+
+    preset: str
+    term: Term
+    text: str
+
+
+def _fact(op: str, a: Term, b: Term) -> tuple[Term, str]:
+    build = T.ge if op == ">=" else T.eq
+    return build(a, b), f"{to_infix(a)} {op} {to_infix(b)}"
+
+
+def _at_least(k: int, dynamic_only: bool = False) -> Callable[[Program], list[tuple[Term, str]]]:
+    """``size >= k`` for every size symbol (with ``dynamic_only``, not those traced at 0 or 1)."""
+    def build(program: Program) -> list[tuple[Term, str]]:
+        return [_fact(">=", s.term, T.const(k)) for s in size_symbols(program)
+                if not (dynamic_only and s.hint in (0, 1))]
+
+    return build
+
+
+def _contiguous(program: Program) -> list[tuple[Term, str]]:
+    """``stride[last] = 1``, ``stride[d] = stride[d+1]*size[d+1]`` where the symbols exist."""
+    out: list[tuple[Term, str]] = []
+    for t in tensors(program):
+        sizes, strides = dict(t.sizes), dict(t.strides)
+        last = t.rank - 1
+        if last in strides:
+            out.append(_fact("==", strides[last].term, T.ONE))
+        for d in range(last - 1, -1, -1):
+            if d in strides and d + 1 in strides and d + 1 in sizes:
+                out.append(_fact("==", strides[d].term, T.mul(strides[d + 1].term, sizes[d + 1].term)))
+            elif d in strides and d + 1 == last and d + 1 in sizes:  # stride[last] = 1 is a constant
+                out.append(_fact("==", strides[d].term, sizes[d + 1].term))
+    return out
+
+
+def _duck(program: Program) -> list[tuple[Term, str]]:
+    """Backed sizes with equal example values: each later one equals the first."""
+    first: dict[object, Symbol] = {}
+    out: list[tuple[Term, str]] = []
+    for s in size_symbols(program):
+        if not s.backed:
+            continue
+        f = first.setdefault(s.hint, s)
+        if f is not s:
+            out.append(_fact("==", s.term, f.term))
+    return out
+
+
+#: name -> (what it assumes, how its facts are built)
+PRESETS: dict[str, tuple[str, Callable[[Program], list[tuple[Term, str]]]]] = {
+    "nonneg": ("every size symbol >= 0", _at_least(0)),
+    "ge1": ("every size symbol >= 1", _at_least(1)),
+    "ge2": ("every dynamic size symbol >= 2 (those traced at 0 or 1 are static: left out)",
+            _at_least(2, dynamic_only=True)),
+    "contiguous": ("each tensor's strides are a contiguous layout's: stride[last] = 1, "
+                   "stride[d] = stride[d+1]*size[d+1]", _contiguous),
+    "duck": ("sizes equal at the example point are one symbol (a = b)", _duck),
+}
+
+
+class PresetError(ValueError):
+    """A preset option that names no preset (a usage error)."""
+
+
+class PresetRefused(Exception):
+    """A preset fact that is false at the program's example point."""
+
+    def __init__(self, fact: PresetFact, values: dict[str, object]):
+        shown = ", ".join(f"{n} = {v}" for n, v in values.items())
+        super().__init__(f"preset {fact.preset} refused: {fact.text} is false at the example point ({shown})")
+        self.fact = fact
+
+
+def parse(text: str | Sequence[str] | None) -> tuple[str, ...]:
+    """``"ge2,contiguous"`` (or several such strings) -> the preset names, in table order, once
+    each; raises :class:`PresetError` naming an unknown one."""
+    if text is None:
+        return ()
+    pieces = [text] if isinstance(text, str) else list(text)
+    names = [n.strip() for p in pieces for n in p.split(",") if n.strip()]
+    unknown = [n for n in names if n not in PRESETS]
+    if unknown:
+        raise PresetError(f"unknown preset {', '.join(map(repr, unknown))} (known: {', '.join(PRESETS)})")
+    return tuple(n for n in PRESETS if n in names)
+
+
+def preset_facts(program: Program, names: Iterable[str]) -> list[PresetFact]:
+    """The facts of the named presets for ``program``, preset by preset, each once."""
+    out: list[PresetFact] = []
+    seen: set[Term] = set()
+    for name in names:
+        for term, text in PRESETS[name][1](program):
+            if term not in seen and term is not T.TRUE:
+                seen.add(term)
+                out.append(PresetFact(name, term, text))
+    return out
+
+
+def refused_fact(program: Program, facts: Iterable[PresetFact]) -> PresetRefused | None:
+    """The first fact false at the example point, as the error to report; None if all hold.
+    A fact over an unbacked symbol has no value there and is not refused."""
+    point = program.hints()
+    memo: dict = {}
+    for f in facts:
+        if truth_at(f.term, point, memo) is False:
+            values = {v.data: point.get(v.data) for v in T.free_vars(f.term)}
+            return PresetRefused(f, values)
+    return None
+
+
+def checked_facts(program: Program, names: Iterable[str]) -> list[PresetFact]:
+    """The presets' facts for ``program``; raises :class:`PresetRefused` if one fails at the
+    example point. What a command calls before assuming the program's asserts."""
+    facts = preset_facts(program, names)
+    refused = refused_fact(program, facts)
+    if refused is not None:
+        raise refused
+    return facts
+
+
+def assume(reasoner, program: Program, names: Iterable[str]) -> list[PresetFact]:
+    """Check the presets' facts at the example point, then assume them (ahead of the
+    program's asserts). ``reasoner``: anything with ``assume(term)``. Returns the facts."""
+    facts = checked_facts(program, names)
+    for f in facts:
+        reasoner.assume(f.term)
+    return facts

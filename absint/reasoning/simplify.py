@@ -1,0 +1,274 @@
+"""Presentation: a term as the simplest expression equal to it under the facts.
+
+Why a pass apart from the normal form. The normal form (layer 0) must keep the keys
+that facts and guards share: a fact on an intermediate quotient ``(x div 2) div 3 <= 7``
+and a later guard on the same quotient meet only while both keep that shape. Folding
+nested divisions in the canonical constructors was measured to lose 279 corpus proofs.
+So deciding keeps the normal form, and this pass only rewrites what is shown to people
+(``absint outputs``, ``bounds --outputs``, ``ShapeReasoner.simplify``).
+
+The pass, on the normal form under the facts, children before parents:
+
+1. a numeric sub-term whose bounds are a point is that constant;
+2. ``ite`` with a decided condition is its branch; ``min``/``max`` of operands whose
+   order is decided is one of them (decided by every layer, isl included);
+3. divisions and remainders by positive constants are folded (exact for every integer,
+   see each function): a nested quotient ``(z div a + k) div d = (z + k*a) div (a*d)``, a
+   common content ``(g*P) div (g*D) = P div D`` and ``(g*P) mod (g*D) = g*(P mod D)``, an
+   inner remainder by a multiple ``(z mod (m*d)) mod d = z mod d``;
+4. a division whose remainder the facts fix (``Q mod d = r``, read from the congruence):
+   ``(Q + k) div d = Q div d + (r + k) div d``, and ``c*d*(x div d) = c*(x - r)``.
+
+Every rewrite is an equality at every point that satisfies the facts, and so is the
+result. Nothing here changes what the reasoner knows beyond registering the sub-terms
+it bounds (as any ``bounds`` question does).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol
+
+import attrs
+
+from absint.lang import terms as T
+from absint.lang.dag import subterms
+from absint.lang.terms import BOOL, INT, Term
+from absint.reasoning.verdict import Truth, Verdict
+
+
+class Asker(Protocol):
+    """What the pass asks of the reasoner (:class:`absint.reasoning.reasoner.Reasoner`)."""
+
+    @property
+    def contradiction(self) -> bool: ...
+
+    def normalize(self, term: Term) -> Term: ...
+
+    def bounds(self, term: Term) -> tuple[object, object]: ...
+
+    def decide(self, guard: Term) -> Verdict: ...
+
+
+@attrs.frozen(slots=True)
+class Simplified:
+    """A term shown simply: ``term`` equals the original at every point satisfying the
+    facts; ``lo``/``hi`` are the original's numeric bounds (``-inf``/``inf`` if none)."""
+
+    term: Term
+    lo: object
+    hi: object
+
+    @property
+    def constant(self) -> object | None:
+        """The value the facts fix, or None."""
+        return self.term.data if self.term.kind == "const" else None
+
+
+def is_point(lo: object, hi: object) -> bool:
+    return lo == hi and lo not in (math.inf, -math.inf)
+
+
+def simplify(r: Asker, term: Term) -> Simplified:
+    """``term`` as the simplest expression found equal to it under the facts: its constant
+    when the bounds are a point, else the smaller of the presented normal form and the
+    presented term as written. Under contradictory facts the normal form is returned."""
+    if term.sort is BOOL:
+        raise TypeError("simplify() takes a numeric term")
+    nf = r.normalize(term)
+    lo, hi = r.bounds(nf)
+    if is_point(lo, hi):
+        return Simplified(T.const(lo, term.sort), lo, hi)
+    if r.contradiction:
+        return Simplified(nf, lo, hi)
+    best = present(r, nf)
+    if term is not nf:
+        other = present(r, term)
+        if tree_size(other) < tree_size(best):
+            best = other
+    return Simplified(best, lo, hi)
+
+
+def tree_size(t: Term, cap: int = 1 << 20) -> int:
+    """Nodes of ``t`` as printed without sharing (capped): what a reader has to read."""
+    size: dict[int, int] = {}
+    for s in subterms(t):
+        size[s.id] = min(cap, 1 + sum(size[a.id] for a in s.args))
+    return size[t.id]
+
+
+def present(r: Asker, t: Term) -> Term:
+    """The rewrites of the module docstring, bottom-up over the DAG of ``t``."""
+    out: dict[int, Term] = {}
+    for s in subterms(t):
+        out[s.id] = _present_node(r, s, out)
+    return out[t.id]
+
+
+def _present_node(r: Asker, s: Term, out: dict[int, Term]) -> Term:
+    """One node, its operands already presented in ``out``; decisions and bounds are read
+    on the original operands, which the reasoner knows as keys."""
+    if s.sort is BOOL or s.kind == "const":
+        return s
+    lo, hi = r.bounds(s)
+    if is_point(lo, hi):
+        return T.const(lo, s.sort)
+    if not s.args:
+        return s
+    args = tuple(out[a.id] for a in s.args)
+    k = s.kind
+    if k == "ite":
+        v = r.decide(s.args[0]).truth
+        if v is not Truth.UNKNOWN:
+            return args[1] if v is Truth.TRUE else args[2]
+        return T.ite(s.args[0], args[1], args[2])
+    if k in ("min", "max"):
+        v = r.decide(T.le(s.args[0], s.args[1])).truth
+        if v is not Truth.UNKNOWN:  # a <= b: min is a, max is b; a > b: the other way
+            return args[0] if (v is Truth.TRUE) == (k == "min") else args[1]
+    if k == "lin" and s.sort is INT:
+        return _exact_multiples(r, s, args, out)
+    if k in ("div", "mod") and _positive_constant(s.args[1]):
+        return _divided(r, s, args[0], s.args[1].data)
+    return T.rebuild(s, args)
+
+
+def _positive_constant(t: Term) -> bool:
+    return t.kind == "const" and t.sort is INT and t.data > 0
+
+
+# ---------------------------------------------------------------- remainders the facts fix
+
+
+def fixed_remainder(r: Asker, x: Term, d: int) -> int | None:
+    """``x mod d`` when the facts fix it (its bounds are a point), else None."""
+    lo, hi = r.bounds(T.mod(x, T.const(d)))
+    return lo if is_point(lo, hi) else None
+
+
+def _exact_multiples(r: Asker, s: Term, args: tuple[Term, ...], out: dict[int, Term]) -> Term:
+    """``c*d*(x div d) = c*(x - rem)`` when ``x mod d = rem`` under the facts: then
+    ``x = d*(x div d) + rem`` exactly. Other atoms stay as presented."""
+    coefs, k = s.data
+    parts: list[Term] = [T.const(k)]
+    for a, p, v in zip(s.args, args, coefs):
+        if a.kind == "div" and _positive_constant(a.args[1]) and v % a.args[1].data == 0:
+            d = a.args[1].data
+            rem = fixed_remainder(r, a.args[0], d)
+            if rem is not None:
+                parts.append(T.scale(T.sub(out[a.args[0].id], T.const(rem)), v // d))
+                continue
+        parts.append(T.scale(p, v))
+    return T.add(*parts)
+
+
+def _divided(r: Asker, s: Term, x: Term, d: int) -> Term:
+    """``s`` = ``x_orig div d`` or ``x_orig mod d`` (``x`` presented): a fixed remainder moves the
+    constant out of a quotient, then the constant folds apply."""
+    if s.kind == "div":
+        q, k = _without_constant(x)
+        if k != 0 and q.kind != "const":
+            rem = fixed_remainder(r, T.sub(s.args[0], T.const(k)), d)
+            if rem is not None:  # x = Q + k, Q = d*(Q div d) + rem
+                return T.add(fold_div(q, d), T.const(T.euclid_div(rem + k, d)))
+        return fold_div(x, d)
+    return fold_mod(x, d)
+
+
+def _without_constant(x: Term) -> tuple[Term, int]:
+    coefs, k = T.linear_parts(x)
+    return T.make_linear(INT, coefs, 0), k
+
+
+# ---------------------------------------------------------------- folds exact for every integer
+
+
+def fold_div(x: Term, d: int) -> Term:
+    """``x div d`` for ``d > 0`` with nested quotients and common contents folded. Exact:
+    Euclidean division by a positive ``d`` is ``floor(x / d)``, and
+    ``floor((floor(z / a) + k) / d) = floor((z + k*a) / (a*d))`` for integers ``a, d > 0``
+    (a floor of a floor by positive integers is one floor);
+    ``floor(g*P / (g*D)) = floor(P / D)`` for ``g > 0``."""
+    while True:
+        q = T.div(x, T.const(d))
+        if q.kind != "div":  # the constructor split off multiples, or folded a constant
+            return _fold_parts(q)
+        x = q.args[0]
+        nested = _nested(x, d)
+        if nested is not None:
+            x, d = nested
+            continue
+        g = content_gcd(x, d)
+        if g > 1:
+            x, d = _divide_all(x, g), d // g
+            continue
+        return q
+
+
+def _fold_parts(t: Term) -> Term:
+    """The constructor's ``q + (r div d)``: fold its one remaining quotient."""
+    coefs, k = T.linear_parts(t)
+    atoms = [a for a in coefs if a.kind == "div" and _positive_constant(a.args[1])]
+    if len(atoms) != 1 or t.kind != "lin":
+        return t
+    a = atoms[0]
+    folded = fold_div(a.args[0], a.args[1].data)
+    if folded is a:
+        return t
+    return T.add(T.const(k), *(T.scale(folded if b is a else b, v) for b, v in coefs.items()))
+
+
+def _nested(x: Term, d: int) -> tuple[Term, int] | None:
+    """``x = z div a + k`` (one atom, coefficient 1, ``a > 0``): ``(z + k*a, a*d)``."""
+    coefs, k = T.linear_parts(x)
+    if len(coefs) != 1:
+        return None
+    (inner, v), = coefs.items()
+    if v != 1 or inner.kind != "div" or not _positive_constant(inner.args[1]):
+        return None
+    a = inner.args[1].data
+    return T.add(inner.args[0], T.const(k * a)), a * d
+
+
+def content_gcd(x: Term, d: int) -> int:
+    """The gcd of ``d`` and every coefficient and the constant of ``x``."""
+    coefs, k = T.linear_parts(x)
+    return math.gcd(d, k, *coefs.values())
+
+
+def _divide_all(x: Term, g: int) -> Term:
+    coefs, k = T.linear_parts(x)
+    return T.make_linear(INT, {a: v // g for a, v in coefs.items()}, k // g)
+
+
+def fold_mod(x: Term, d: int) -> Term:
+    """``x mod d`` for ``d > 0`` with inner remainders and common contents folded. Exact:
+    ``z mod (m*d) = z - m*d*(z div (m*d))`` is ``z`` plus a multiple of ``d``, so it may be
+    read as ``z`` inside a remainder by ``d``; and ``g*P - g*D*floor(P / D) = g*(P mod D)``."""
+    scale = 1
+    while True:
+        m = T.mod(x, T.const(d))
+        if m.kind != "mod":
+            return T.scale(m, scale)
+        x = m.args[0]
+        inner = _outer_residues(x, d)
+        if inner is not None:
+            x = inner
+            continue
+        g = content_gcd(x, d)
+        if g > 1:
+            x, d, scale = _divide_all(x, g), d // g, scale * g
+            continue
+        return T.scale(m, scale)
+
+
+def _outer_residues(x: Term, d: int) -> Term | None:
+    """``x`` with each ``z mod a`` (``d`` divides the constant ``a``) read as ``z``; None if none."""
+    coefs, k = T.linear_parts(x)
+    if not any(_mod_by_multiple(t, d) for t in coefs):
+        return None
+    return T.add(T.const(k), *(T.scale(t.args[0] if _mod_by_multiple(t, d) else t, v) for t, v in coefs.items()))
+
+
+def _mod_by_multiple(t: Term, d: int) -> bool:
+    return t.kind == "mod" and _positive_constant(t.args[1]) and t.args[1].data % d == 0
