@@ -162,3 +162,42 @@ def test_api_valid_inputs():
     assert {x.symbol: (x.lo, x.hi) for x in d.ranges} == {"s0": (2, 64), "u0": (0, None)}
     assert len(d.relations) == 1
     assert d.to_json()["smtlib"]
+
+
+POOL_SKIP = str(__import__("pathlib").Path(__file__).parent.parent / "examples" / "pool_skip.smt2")
+
+
+def test_preset_is_assumed_ahead_of_the_asserts(tmp_path, capsys):
+    path = write(tmp_path, "p.smt2", PROGRAM)
+    _, out, _ = run(capsys, path, "--json")
+    plain = json.loads(out)
+    assert "presets" not in plain
+    code, out, _ = run(capsys, path, "--json", "--preset", "ge2")
+    rec = json.loads(out)
+    assert code == 0 and rec["asserts"] == plain["asserts"] == 8
+    ranges = {r["symbol"]: r for r in rec["ranges"]}
+    assert ranges["x_size0"]["lo"] == 2 and ranges["x_size0"]["hi"] == 64  # was 1..64
+    assert rec["presets"]["names"] == ["ge2"]
+    assert "(<= 2 x_size0)" in rec["presets"]["facts"]
+
+
+def test_preset_keeps_the_within_indices_and_the_counterexamples_pass_it(tmp_path, capsys):
+    path = write(tmp_path, "p.smt2", PROGRAM)
+    code, out, _ = run(capsys, path, "--json", "--preset", "ge2", "--within", "x_size0=0..100,x_size2=32..512")
+    assert code == 1
+    rec = json.loads(out)
+    program = parse(PROGRAM, path)
+    assert rec["violations"]
+    for v in rec["violations"]:
+        point = v["counterexample"]
+        assert not truth_at(program.facts[v["index"]].term, point)  # the program's own assert
+        assert all(truth_at(f.term, point) for f in program.facts[:v["index"]])
+        assert point["x_size0"] >= 2 and point["x_size2"] >= 2
+
+
+def test_a_refused_or_unknown_preset_exits_2(tmp_path, capsys):
+    code, out, err = run(capsys, POOL_SKIP, "--preset", "contiguous")
+    assert code == 2 and "preset contiguous refused" in err and "is false at the example point" in err
+    assert "pool_skip.smt2" in err
+    code, _, err = run(capsys, POOL_SKIP, "--preset", "ge3")
+    assert code == 2 and "unknown preset 'ge3'" in err

@@ -76,3 +76,36 @@ def test_unknown_reports_the_budget(capsys, tmp_path):
     f.write_text("(declare-const x Int)\n(declare-const y Int)\n(assert (> x 1))\n(assert (> y 1))\n")
     code, out, _ = run(capsys, str(f), "--want", f"x * y == {2**61 - 1}", "--budget", "30")
     assert code == 0 and "unknown: budget spent: 30 nodes" in out
+
+
+POOLED = os.path.join(EXAMPLES, "pooled_input.smt2")
+
+
+def test_a_found_point_satisfies_the_preset_facts(capsys):
+    from absint.presets.facts import preset_facts
+    code, out, _ = run(capsys, POOLED, "--preset", "ge2", "--want", "output0_size0 <= 3", "--json")
+    record = json.loads(out)
+    assert code == 0 and record["status"] == "found"
+    program = read_file(POOLED)
+    facts = preset_facts(program, ["ge2"])
+    assert facts and all(truth_at(f.term, record["point"]) for f in facts)
+    assert all(truth_at(f.term, record["point"]) for f in program.facts)
+    assert record["point"]["x_size0"] in (2, 3)
+
+
+def test_an_impossible_caused_by_a_preset_names_it(capsys):
+    code, out, _ = run(capsys, POOLED, "--want", "x_size0 == 1")
+    assert code == 0 and ": found:" in out
+    code, out, _ = run(capsys, POOLED, "--preset", "ge2", "--want", "x_size0 == 1")
+    assert code == 0 and "impossible" in out and "preset ge2: x_size0 >= 2" in out
+    code, out, _ = run(capsys, POOLED, "--preset", "ge2", "--want", "x_size0 == 1", "--json")
+    record = json.loads(out)
+    assert record["presets"] == ["preset ge2: x_size0 >= 2"]
+    assert all(0 <= a["index"] < len(read_file(POOLED).facts) for a in record["asserts"])
+
+
+def test_a_refused_or_unknown_preset_exits_2(capsys):
+    code, _, err = run(capsys, os.path.join(EXAMPLES, "pool_skip.smt2"), "--preset", "contiguous", "--want", "B >= 1")
+    assert code == 2 and "preset contiguous refused" in err and "is false at the example point" in err
+    code, _, err = run(capsys, POOLED, "--preset", "nope", "--want", "x_size0 >= 1")
+    assert code == 2 and "unknown preset 'nope'" in err

@@ -17,11 +17,13 @@ import time
 
 import attrs
 
-from absint.inputs.description import ValidInputs, describe_program, ranges_of
+from absint.inputs.description import ValidInputs, describe_program, ranges_of, readable_smtlib
 from absint.inputs.export import export_text
 from absint.inputs.within import BadDeclaration, Violation, parse_ranges, violations
 from absint.lang import terms as T
 from absint.lang.printer import to_infix
+from absint.presets import facts as preset_facts
+from absint.presets import option as preset_option
 from absint.readers.files import load_program
 
 EPILOG = """\
@@ -49,10 +51,16 @@ output:
   "ranges" [{"symbol", "lo", "hi", "modulus", "residues"}] (null: unbounded),
   "relations" [smtlib], "smtlib" [every constraint], "exact", "reason", "size",
   "seconds", "error"}, with --within also "violations" and "undecided" [{"index",
-  "position", "guard", "counterexample"}], with --export also "export".
+  "position", "guard", "counterexample"}], with --export also "export", with
+  --preset also "presets" {"names" [name], "facts" [smtlib]}.
+--preset NAME: the preset's facts are assumed ahead of the asserts: the description
+  (and --within) is of the inputs that pass the presets *and* the asserts; assert
+  indices and "asserts" still count the program's asserts only.
 exit status: 0 if every file was described (and, with --within, no assert can
   fail); 1 if an assert can fail or a file could not be read or parsed (the others
-  are still reported); 2 on a usage error (a bad --within).
+  are still reported); 2 on a usage error (a bad --within, an unknown --preset), or
+  when a --preset fact is false at a file's example point (the preset is refused;
+  the file's error names the fact).
 """
 
 
@@ -68,12 +76,16 @@ class FileInputs:
     seconds: float = 0.0
     error: str | None = None
     usage_error: bool = False
+    #: with --preset: the names and the facts assumed (SMT-LIB); None without --preset
+    presets: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     def to_json(self, within: bool) -> dict:
         d = {"file": self.file}
         if self.description is not None:
             d.update(self.description.to_json())
             d["size"] = self.description.size
+        if self.presets is not None:
+            d["presets"] = {"names": list(self.presets[0]), "facts": list(self.presets[1])}
         if within:
             d["violations"] = [v.to_json() for v in self.found]
             d["undecided"] = [v.to_json() for v in self.undecided]
@@ -84,22 +96,31 @@ class FileInputs:
         return d
 
 
-def inputs_of_file(path: str, within: dict | None = None, export: bool = False) -> FileInputs:
-    """One file's report; never raises for a bad file (the error is in the report)."""
+def inputs_of_file(path: str, within: dict | None = None, export: bool = False,
+                   presets: tuple[str, ...] = ()) -> FileInputs:
+    """One file's report; never raises for a bad file (the error is in the report).
+    With ``presets``, their facts are assumed ahead of the asserts (checked at the
+    example point first: a refused preset is the file's error, a usage error)."""
     start = time.process_time()
     with T.fresh_table():
         loaded = load_program(path, label=path)
         if not loaded.ok:
             return FileInputs(path, error=" ".join(loaded.error.split()))
         try:
-            d = describe_program(loaded.program)
-            found, undecided = violations(loaded.program, within) if within else ([], [])
+            facts = preset_facts.checked_facts(loaded.program, presets)
+            assumed = [f.term for f in facts]
+            d = describe_program(loaded.program, assumed)
+            found, undecided = violations(loaded.program, within, assumed=assumed) if within else ([], [])
             text = export_text(d, path) if export else None
+        except preset_facts.PresetRefused as e:
+            return FileInputs(path, error=f"{path}: {e}", usage_error=True)
         except BadDeclaration as e:
             return FileInputs(path, error=f"{path}: --within: {e}", usage_error=True)
         except Exception as e:  # a bug of ours: the other files are still reported
             return FileInputs(path, error=" ".join(f"{path}: internal error: {type(e).__name__}: {e}".split()))
-        return FileInputs(path, d, tuple(found), tuple(undecided), text, time.process_time() - start)
+        shown = (tuple(presets), tuple(readable_smtlib(f.term) for f in facts)) if presets else None
+        return FileInputs(path, d, tuple(found), tuple(undecided), text, time.process_time() - start,
+                          presets=shown)
 
 
 def summary(report: FileInputs) -> list[str]:
@@ -137,6 +158,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="declared ranges, 'x=1..64,y=32..512': report the asserts that can fail inside them")
     parser.add_argument("--export", action="store_true",
                         help="write the description as torch.export takes it (Dim, derived dims, torch._check)")
+    preset_option.add_argument(parser, "; the description is then of the inputs that pass the presets "
+                                       "and the asserts")
 
 
 def run(args) -> int:
@@ -147,13 +170,18 @@ def run(args) -> int:
     except BadDeclaration as e:
         print(f"absint inputs: --within: {e}", file=sys.stderr)
         return 2
+    try:
+        presets = preset_option.names(args)
+    except preset_option.PresetError as e:
+        print(f"absint inputs: {e}", file=sys.stderr)
+        return 2
     files = smt2_files(args.paths)
     if not files:
         print("absint inputs: no .smt2 files found", file=sys.stderr)
         return 2
     failed = usage = can_fail = 0
     for path in files:
-        report = inputs_of_file(path, within, args.export)
+        report = inputs_of_file(path, within, args.export, presets)
         usage += report.usage_error
         failed += report.error is not None and not report.usage_error
         can_fail += bool(report.found)

@@ -18,6 +18,8 @@ import attrs
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.numerals import brief
+from absint.presets import facts as preset_facts
+from absint.presets import option as preset_option
 from absint.readers.smtlib import SmtLibError
 from absint.search.labelling import DEFAULT_NODES, DEFAULT_SECONDS, Budget, Variable
 from absint.search.solve import FOUND, IMPOSSIBLE, solve
@@ -39,10 +41,16 @@ output: one line per file (FILE: status: ...); errors on stderr as
   FILE:LINE:COLUMN: message. With --json, one object per file and line:
   {"file", "status", "point", "outputs", "reason", "asserts", "nodes", "seconds"},
   status found / impossible / unknown / error; "asserts" lists the contradicting
-  asserts as {"index" (from 0), "at" (FILE:LINE:COLUMN)}.
+  asserts as {"index" (from 0), "at" (FILE:LINE:COLUMN)}; with --preset also
+  "presets": the preset facts in the contradiction, 'preset NAME: FACT'.
+--preset NAME: the preset's facts are assumed ahead of the asserts: a found point
+  satisfies them too (checked by the evaluator); assert indices still count the
+  program's asserts only, and a preset fact in a contradiction is named
+  'preset NAME: FACT'.
 exit status: 0 when every file was answered (whatever the answer); 1 when a file
   could not be read or parsed; 2 on a usage error (a want that does not parse, or
-  names what a file does not define).
+  names what a file does not define; an unknown --preset), or when a --preset fact
+  is false at a file's example point (the preset is refused; the error names it).
 """
 
 
@@ -59,12 +67,17 @@ class Report:
     nodes: int = 0
     seconds: float = 0.0
     usage_error: bool = False
+    #: with --preset: the preset facts in the contradicting core ('preset NAME: FACT'); None without
+    presets: tuple[str, ...] | None = None
 
     def to_json(self) -> dict:
-        return {"file": self.file, "status": self.status, "point": self.point, "outputs": self.outputs,
-                "reason": self.reason,
-                "asserts": None if self.asserts is None else [{"index": i, "at": at} for i, at in self.asserts],
-                "nodes": self.nodes, "seconds": round(self.seconds, 6)}
+        d = {"file": self.file, "status": self.status, "point": self.point, "outputs": self.outputs,
+             "reason": self.reason,
+             "asserts": None if self.asserts is None else [{"index": i, "at": at} for i, at in self.asserts],
+             "nodes": self.nodes, "seconds": round(self.seconds, 6)}
+        if self.presets is not None:
+            d["presets"] = list(self.presets)
+        return d
 
     def line(self) -> str:
         head = f"{self.file}: {self.status}"
@@ -80,21 +93,32 @@ def json_value(v) -> object:
     return v if isinstance(v, (int, bool)) else str(v)
 
 
-def solve_loaded(read: ProgramWithWants, file: str, budget: Budget, seed: int) -> Report:
-    """Solve one program with its wants and render the answer."""
+def solve_loaded(read: ProgramWithWants, file: str, budget: Budget, seed: int,
+                 presets: tuple[str, ...] = ()) -> Report:
+    """Solve one program with its wants and render the answer. With ``presets``, their
+    facts (checked at the example point: a refused preset is the file's error, a usage
+    error) come ahead of the asserts; a found point satisfies them too."""
     program = read.program
+    try:
+        assumed = preset_facts.checked_facts(program, presets)
+    except preset_facts.PresetRefused as e:
+        return Report(file, "error", reason=_one_line(f"{file}: {e}"), usage_error=True)
+    k = len(assumed)
     symbols = [Variable(s.name, s.term, s.hint) for s in program.symbols]
-    facts = [f.term for f in program.facts]
+    facts = [f.term for f in assumed] + [f.term for f in program.facts]
     sol = solve(symbols, facts, [w.term for w in read.wants], budget, seed)
     spent = dict(nodes=sol.nodes, seconds=sol.seconds)
     if sol.status == FOUND:
         point = {k: json_value(v) for k, v in sol.point.items()}
         return Report(file, FOUND, point, outputs_at(program.outputs, sol.point), sol.how, **spent)
     if sol.status == IMPOSSIBLE:
-        at = tuple((i, _position(program.facts[i])) for i in sol.core)
+        # the core indexes [preset facts..., asserts...]: the asserts keep the program's indices
+        named = tuple(f"preset {assumed[i].preset}: {assumed[i].text}" for i in sol.core if i < k)
+        at = tuple((i - k, _position(program.facts[i - k])) for i in sol.core if i >= k)
         where = ", ".join(f"{i} ({p})" if p else str(i) for i, p in at[:8]) + (" ..." if len(at) > 8 else "")
-        reason = f"{sol.how}; " + (f"the wants contradict asserts {where}" if at else "no assert needed")
-        return Report(file, IMPOSSIBLE, reason=reason, asserts=at, **spent)
+        parts = ([f"asserts {where}"] if at else []) + list(named)
+        reason = f"{sol.how}; " + (f"the wants contradict {', '.join(parts)}" if parts else "no assert needed")
+        return Report(file, IMPOSSIBLE, reason=reason, asserts=at, presets=named if presets else None, **spent)
     return Report(file, sol.status, reason=sol.how, **spent)
 
 
@@ -115,13 +139,13 @@ def _position(fact) -> str | None:
     return None if p is None else str(p)
 
 
-def solve_file(path: str, wants: list[str], budget: Budget, seed: int) -> Report:
+def solve_file(path: str, wants: list[str], budget: Budget, seed: int, presets: tuple[str, ...] = ()) -> Report:
     """One file's report; never raises for a bad file."""
     try:
         with open(path, "rb") as f:
             data = f.read()
         with T.fresh_table():
-            return solve_loaded(read_with_wants(data, wants, path), path, budget, seed)
+            return solve_loaded(read_with_wants(data, wants, path), path, budget, seed, presets)
     except SmtLibError as e:
         return Report(path, "error", reason=_one_line(f"{path}:{e.position.line}:{e.position.column}: {e.message}"))
     except WantNotRead as e:
@@ -149,6 +173,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"wall-clock seconds of search per file (default {DEFAULT_SECONDS:g}; shrinking "
                              "the asserts of an exhaustive proof may take half as long again)")
     parser.add_argument("--json", action="store_true", help="one JSON object per file and line")
+    preset_option.add_argument(parser, "; a found point satisfies them too, and a preset fact in a "
+                                       "contradiction is named 'preset NAME: FACT'")
 
 
 def run(args) -> int:
@@ -158,6 +184,11 @@ def run(args) -> int:
         for w in args.wants:
             to_smtlib_text(w)
     except WantError as e:
+        print(f"absint solve: {e}", file=sys.stderr)
+        return 2
+    try:
+        presets = preset_option.names(args)
+    except preset_option.PresetError as e:
         print(f"absint solve: {e}", file=sys.stderr)
         return 2
     if args.budget < 1 or not args.time_limit > 0:
@@ -170,7 +201,7 @@ def run(args) -> int:
     budget = Budget(args.budget, args.time_limit)
     failed = usage = 0
     for path in files:
-        report = solve_file(path, args.wants, budget, args.seed)
+        report = solve_file(path, args.wants, budget, args.seed, presets)
         if report.status == "error":
             print(report.reason, file=sys.stderr)
             usage += report.usage_error

@@ -192,10 +192,19 @@ def describe(facts: Sequence[Term], symbols: Sequence[Term], backed: Iterable[Te
     return ValidInputs(len(facts), tuple(drop_redundant(items, backed)), tuple(symbols))
 
 
-def describe_program(program: Program) -> ValidInputs:
-    """:func:`describe` of a program's asserts over its symbols."""
-    return describe([f.term for f in program.facts], [s.term for s in program.symbols],
-                    [s.term for s in program.symbols if s.backed])
+def describe_program(program: Program, assumed: Sequence[Term] = ()) -> ValidInputs:
+    """:func:`describe` of a program's asserts over its symbols; ``assumed`` (a preset's
+    facts) ahead of them: the inputs that pass those *and* the asserts. ``asserts`` and
+    ``contradiction`` still count the program's asserts only."""
+    assumed = list(assumed)
+    d = describe(assumed + [f.term for f in program.facts], [s.term for s in program.symbols],
+                 [s.term for s in program.symbols if s.backed])
+    if not assumed:
+        return d
+    # a contradiction among the assumed facts alone (over unbacked symbols) is reported
+    # at the first assert
+    c = None if d.contradiction is None else max(d.contradiction - len(assumed), 0)
+    return attrs.evolve(d, asserts=len(program.facts), contradiction=c)
 
 
 def forward(facts: Sequence[Term], backed: list[Term]) -> tuple[list[Term], int | None]:

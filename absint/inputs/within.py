@@ -24,7 +24,7 @@ import itertools
 import math
 import random
 import re
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import attrs
 
@@ -103,13 +103,17 @@ def check_names(program: Program, declared: Mapping[str, tuple[int, int]]) -> No
 
 
 def violations(program: Program, declared: Mapping[str, tuple[int, int]],
-               seed: int = 0) -> tuple[list[Violation], list[Violation]]:
-    """(violations, undecided) of ``program``'s asserts within ``declared``."""
+               seed: int = 0, assumed: Sequence[Term] = ()) -> tuple[list[Violation], list[Violation]]:
+    """(violations, undecided) of ``program``'s asserts within ``declared``; ``assumed``:
+    facts (a preset's) that every input considered satisfies, ahead of the asserts (a
+    counterexample satisfies them too; indices stay the program's asserts')."""
     check_names(program, declared)
     facts = [f.term for f in program.facts]
     definitions = defining_equalities(program, declared, facts)
-    first_failure = pool_failures(program, declared, facts, definitions, seed)
+    first_failure = pool_failures(program, declared, facts, definitions, seed, assumed)
     r = declaration(program, declared, definitions)
+    for t in assumed:
+        r.assume(t)
     found: list[Violation] = []
     undecided: list[Violation] = []
     for fact in program.facts:
@@ -152,7 +156,8 @@ def _violation(fact, point: dict[str, int] | None) -> Violation:
 
 
 def pool_failures(program: Program, declared: Mapping[str, tuple[int, int]], facts: list[Term],
-                  definitions: dict[int, tuple[str, Term]], seed: int) -> dict[int, dict[str, int]]:
+                  definitions: dict[int, tuple[str, Term]], seed: int,
+                  assumed: Sequence[Term] = ()) -> dict[int, dict[str, int]]:
     """For each assert index, the first pool point whose first failing assert it is
     (checked by the evaluator: every point lies inside the declaration: declared symbols
     in range, other backed ones at their example value or their definition)."""
@@ -166,6 +171,8 @@ def pool_failures(program: Program, declared: Mapping[str, tuple[int, int]], fac
         if not inside(point, declared) or any(point[n] != v for n, v in fixed.items()):
             continue
         if not all(truth_at(facts[i], point) for i in definitions):
+            continue
+        if not all(truth_at(t, point) is True for t in assumed):
             continue
         i = first_failing(facts, point)
         if i is not None and i not in out:

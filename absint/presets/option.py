@@ -1,6 +1,6 @@
 """``--preset NAME[,NAME...]``: the option every command that assumes a program's asserts
-shares (``analyze``, ``bounds``, ``check``, ``outputs``; a new command calls the same two
-functions).
+shares (``analyze``, ``bounds``, ``check``, ``inputs``, ``outputs``, ``solve``; a new
+command calls the same two functions).
 
 How a command uses it::
 
@@ -24,8 +24,9 @@ HELP = ("assume these facts ahead of the asserts, comma-separated and repeatable
           "point is refused with that fact (exit status 2)")
 
 
-def add_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", action="append", metavar="NAME[,NAME...]", dest="preset", help=HELP)
+def add_argument(parser: argparse.ArgumentParser, more: str = "") -> None:
+    """``more``: what the command adds to the help (appended to :data:`HELP`)."""
+    parser.add_argument("--preset", action="append", metavar="NAME[,NAME...]", dest="preset", help=HELP + more)
 
 
 def names(args: argparse.Namespace) -> tuple[str, ...]:
