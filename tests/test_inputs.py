@@ -137,7 +137,9 @@ def test_pooled_skip_connections_are_a_residue_set():
     h = {r.symbol: r for r in d.ranges}["H"]
     assert (h.lo, h.modulus, h.residues) == (2, 8, (0, 7))
     assert d.specialized == {"C": 3}
-    assert [(n, repr(e)) for n, e in d.equalities] == [("x_stride0", "(* 3 (* H W))")]
+    # the product's factor order follows term ids, which depend on what the process built before
+    assert [(n, repr(e)) for n, e in d.equalities] in ([("x_stride0", "(* 3 (* H W))")],
+                                                       [("x_stride0", "(* 3 (* W H))")])
 
 
 def test_specialised_derived_and_redundant():
