@@ -109,6 +109,17 @@ def test_cli_check_exits_1_when_an_assert_fails(tmp_path, capsys):
     assert "bad.smt2: FAIL" in out and "2 file(s), 1 with a problem" in out
 
 
+def test_cli_check_json_gives_one_object_per_file(tmp_path, capsys):
+    import json
+
+    code = main(["check", "--json", write(tmp_path, "good.smt2", GOOD), write(tmp_path, "bad.smt2", FAILING)])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1
+    by_file = {r["file"]: r for r in lines}
+    assert len(lines) == 2 and by_file["good.smt2"]["ok"] and not by_file["bad.smt2"]["ok"]
+    assert by_file["bad.smt2"]["failing"] and by_file["good.smt2"]["holding"] == by_file["good.smt2"]["asserts"] > 0
+
+
 def test_cli_check_exits_1_on_a_malformed_file(tmp_path, capsys):
     code = main(["check", write(tmp_path, "broken.smt2", MALFORMED)])
     captured = capsys.readouterr()

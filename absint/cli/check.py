@@ -36,6 +36,13 @@ class CheckReport:
     def ok(self) -> bool:
         return self.error is None and not self.failing and self.refused is None
 
+    def to_json(self) -> dict:
+        """The ``--json`` line: every field, and ``ok``."""
+        return {"file": self.file, "ok": self.ok, "asserts": self.asserts, "holding": self.holding,
+                "failing": list(self.failing), "not_evaluable": list(self.not_evaluable),
+                "unbacked": self.unbacked, "error": self.error, "preset_facts": self.preset_facts,
+                "refused": self.refused}
+
     def summary(self) -> str:
         if self.error is not None:
             return f"{self.file}: ERROR {self.error}"
@@ -105,9 +112,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
     add_budget_arguments(parser)
     preset_option.add_argument(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per file on stdout (file, ok, asserts, holding, failing, "
+                             "not_evaluable, unbacked, error, preset_facts, refused), no summary line")
 
 
 def run(args) -> int:
+    import json
     import sys
 
     from absint.cli.budgets import budget_problem, max_size, warm_up, within_budget
@@ -133,8 +144,9 @@ def run(args) -> int:
             print(over, file=sys.stderr, flush=True)
             failed += 1
             continue
-        print(report.summary(), flush=True)
+        print(json.dumps(report.to_json()) if args.json else report.summary(), flush=True)
         failed += not report.ok
         refused += report.refused is not None
-    print(f"{len(files)} file(s), {failed} with a problem")
+    if not args.json:
+        print(f"{len(files)} file(s), {failed} with a problem")
     return 2 if refused else 1 if failed else 0
