@@ -26,7 +26,7 @@ from absint.presets import option as preset_option
 from absint.reasoning.reasoner import Reasoner
 from absint.readers.files import load_program
 from absint.lang.terms import BOOL, INT, Term
-from absint.cli.budgets import add_budget_arguments, budget_problem, max_size, warm_up, within_budget
+from absint.cli.budgets import add_budget_arguments, max_size, planned_files, warm_up, within_budget
 
 NONE = "-"  # an empty cell of the table
 
@@ -314,19 +314,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from absint.readers.files import smt2_files
-
-    problem = budget_problem(args)
-    try:
-        presets = preset_option.names(args)
-    except preset_option.PresetError as e:
-        problem = problem or str(e)
-    files = smt2_files(args.paths) if problem is None else []
-    if problem is None and not files:
-        problem = "no .smt2 files found"
-    if problem is not None:
-        print(f"absint bounds: {problem}", file=sys.stderr)
+    planned = planned_files(args, "bounds")
+    if planned is None:
         return 2
+    files, presets = planned
     # the presets' facts are built in each file's forked job, from the program it loads
     options = dict(names=args.symbols, outputs=args.outputs, int32=args.int32, smtlib=args.smtlib,
                    max_size=max_size(args), presets=presets)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import sys
 import tempfile
 from typing import Callable, TypeVar
 
@@ -40,6 +41,28 @@ def budget_problem(args: argparse.Namespace) -> str | None:
     if args.timeout < 0 or args.max_memory < 0 or args.max_file_size < 0:
         return "--timeout, --max-memory and --max-file-size must be >= 0"
     return None
+
+
+def planned_files(args: argparse.Namespace, command: str) -> tuple[list[str], tuple[str, ...]] | None:
+    """The files a per-file command works on and the presets chosen; None after a usage
+    error (bad budget, unknown preset, no file), printed as ``absint COMMAND: ...``: the
+    command then exits 2."""
+    from absint.presets import option as preset_option
+    from absint.readers.files import smt2_files
+
+    problem = budget_problem(args)
+    presets: tuple[str, ...] = ()
+    try:
+        presets = preset_option.names(args)
+    except preset_option.PresetError as e:
+        problem = problem or str(e)
+    files = smt2_files(args.paths) if problem is None else []
+    if problem is None and not files:
+        problem = "no .smt2 files found"
+    if problem is not None:
+        print(f"absint {command}: {problem}", file=sys.stderr)
+        return None
+    return files, presets
 
 
 def max_size(args: argparse.Namespace) -> int:

@@ -121,20 +121,12 @@ def run(args) -> int:
     import json
     import sys
 
-    from absint.cli.budgets import budget_problem, max_size, warm_up, within_budget
-    from absint.readers.files import smt2_files
+    from absint.cli.budgets import max_size, planned_files, warm_up, within_budget
 
-    problem = budget_problem(args)
-    try:
-        presets = preset_option.names(args)
-    except preset_option.PresetError as e:
-        problem = problem or str(e)
-    files = smt2_files(args.paths) if problem is None else []
-    if problem is None and not files:
-        problem = "no .smt2 files found"
-    if problem is not None:
-        print(f"absint check: {problem}", file=sys.stderr)
+    planned = planned_files(args, "check")
+    if planned is None:
         return 2
+    files, presets = planned
     warm_up(lambda path: check_file(path, presets=presets))
     failed = refused = 0
     for f in files:

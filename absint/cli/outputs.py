@@ -18,7 +18,7 @@ import sys
 import attrs
 
 from absint.cli.bounds import assume_program, json_number, number, one_line
-from absint.cli.budgets import add_budget_arguments, budget_problem, max_size, warm_up, within_budget
+from absint.cli.budgets import add_budget_arguments, max_size, planned_files, warm_up, within_budget
 from absint.lang import terms as T
 from absint.lang.printer import to_infix, to_smtlib
 from absint.lang.program import Program
@@ -159,19 +159,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from absint.readers.files import smt2_files
-
-    problem = budget_problem(args)
-    try:
-        presets = preset_option.names(args)
-    except preset_option.PresetError as e:
-        problem = problem or str(e)
-    files = smt2_files(args.paths) if problem is None else []
-    if problem is None and not files:
-        problem = "no .smt2 files found"
-    if problem is not None:
-        print(f"absint outputs: {problem}", file=sys.stderr)
+    planned = planned_files(args, "outputs")
+    if planned is None:
         return 2
+    files, presets = planned
     # the presets' facts are built in each file's forked job, from the program it loads
     warm_up(lambda path: outputs_of_file(path, presets, max_size(args)))
     failed = usage = outputs = constants = 0
