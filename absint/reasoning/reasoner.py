@@ -26,6 +26,7 @@ from absint.lang import terms as T
 from absint.lang.terms import BOOL, INT, Term
 from absint.reasoning.case_split import CaseBudget, SplitBackoff, split_decide
 from absint.reasoning.entailment import Entailment
+from absint.reasoning.extrema import expand_extremum
 from absint.reasoning.facts import Facts
 from absint.reasoning.linearize import linearized_value
 from absint.reasoning.network import DEFAULT_BUDGET, ValueNetwork
@@ -193,7 +194,8 @@ class Reasoner:
 
     def _decide_normal(self, g: Term, depth: int, relational: bool = True) -> Verdict:
         """Layers cheapest first on a normal Bool term; an ``and``/``or`` that layer 1 leaves
-        open is decided conjunct by conjunct (each by whichever layer can), ``depth`` levels."""
+        open is decided conjunct by conjunct (each by whichever layer can), ``depth`` levels;
+        a bound on a ``max``/``min`` left open, as the junction of bounds on its operands."""
         if g.kind == "const":
             return Verdict(Truth.TRUE if g.data else Truth.FALSE, Layer.NORMAL_FORM)
         r = self.entailment.quick_truth(g)
@@ -214,6 +216,9 @@ class Reasoner:
             r = self.polyhedral.decide(g)
             if r is not None:
                 return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.POLYHEDRA)
+        expanded = expand_extremum(g) if depth > 0 else None
+        if expanded is not None:
+            return self._decide_normal(self.normalize(expanded), depth - 1, relational)
         return UNKNOWN
 
     def _junction(self, g: Term, depth: int, relational: bool) -> Verdict:
