@@ -1,13 +1,17 @@
-"""Difference bounds (absint.reasoning.zones): long chains by shortest paths, against Z3."""
+"""Difference bounds (absint.reasoning.zones): long chains by shortest paths, differences
+and single atoms, against Z3; isl not asked what zones settled, with no verdict lost; a
+planted error for each."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from absint.lang import terms as T
+from absint.reasoning import polyhedral, zones
 from absint.reasoning.reasoner import Reasoner
-from absint.reasoning.verdict import Layer, Truth
+from absint.reasoning.verdict import Layer, Truth, Verdict
 from z3_check import z3_implies
 
 V = [T.var(f"v{i}", T.INT) for i in range(6)]
@@ -81,3 +85,129 @@ def test_difference_verdicts_agree_with_z3(program):
 
 def test_the_random_programs_reached_the_zone_layer():
     assert DECIDED[0] > 10, DECIDED  # runs after the property above (file order)
+
+
+# ---------------------------------------------------------------- one atom's bounds through the graph
+
+ATOM_DECIDED: list[int] = [0]
+
+
+def _atom_verdict(program, reasoner_kwargs=None):
+    diffs, bounds, (i, _, c), kind = program
+    facts = [T.le(T.sub(V[a], V[b]), k(d)) for a, b, d in diffs]
+    facts += [T.le(V[a], k(v)) if upper else T.ge(V[a], k(v)) for a, v, upper in bounds]
+    guard = {"le": T.le, "lt": T.lt, "eq": T.eq, "ne": T.ne}[kind](V[i], k(c))
+    r = Reasoner(relational=False, cases=None, **(reasoner_kwargs or {}))
+    for f in facts:
+        r.assume(f)
+    return facts, guard, (None if r.contradiction else r.decide(guard))
+
+
+def _check_atom(program) -> None:
+    facts, guard, v = _atom_verdict(program)
+    if v is None:
+        return
+    ATOM_DECIDED[0] += v.by is Layer.ZONES
+    if v.truth is Truth.TRUE:
+        assert z3_implies(facts, guard), (facts, guard)
+    elif v.truth is Truth.FALSE:
+        assert z3_implies(facts, T.not_(guard)), (facts, guard)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(PROGRAMS)
+def test_atom_bound_verdicts_agree_with_z3(program):
+    _check_atom(program)
+
+
+def test_the_random_programs_reached_atom_bounds():
+    assert ATOM_DECIDED[0] > 10, ATOM_DECIDED  # runs after the property above (file order)
+
+
+def test_an_atom_is_bounded_through_a_chain():
+    us = [T.var(f"u{i}", T.INT) for i in range(100)]
+    r = Reasoner(relational=False, cases=None, budget=2)  # propagation does not carry bounds far
+    r.assume(T.eq(us[0], k(0)))
+    for a, b in zip(us, us[1:]):
+        r.assume(T.le(a, b))
+    r.assume(T.le(us[-1], k(7)))
+    assert r.decide(T.le(us[10], k(7))) == Verdict.true(Layer.ZONES)
+    assert r.decide(T.ge(us[10], k(0))).truth is Truth.TRUE  # forward propagation carries this one
+    assert r.decide(T.gt(us[10], k(7))).truth is Truth.FALSE
+    assert r.decide(T.le(us[10], k(6))).truth is Truth.UNKNOWN
+
+
+def test_planted_error_an_atom_bound_one_too_tight_is_caught(monkeypatch):
+    real = zones.DifferenceBounds._atom_bound
+
+    def tight(self, x, upper):
+        b, done = real(self, x, upper)
+        return (None if b is None else b - 1 if upper else b + 1), done
+
+    monkeypatch.setattr(zones.DifferenceBounds, "_atom_bound", tight)
+    # u0 = 0 <= u1 <= u2 <= 7: u2 <= 6 is claimed, Z3 refutes it
+    with pytest.raises(AssertionError):
+        _check_atom(([(0, 1, 0), (1, 2, 0)], [(0, 0, True), (0, 0, False), (2, 7, True)], (2, 2, 6), "le"))
+
+
+# ---------------------------------------------------------------- isl not asked what zones settled
+
+#: facts zones cannot read: with one of them in the slice, isl must still be asked
+EXTRA = {"sum": [T.le(T.add(V[0], V[1]), k(4))], "even": [T.eq(T.mod(V[0], k(2)), k(0))],
+         "product": [T.le(T.mul(V[0], V[1]), k(4))], "none": []}
+
+
+@st.composite
+def mixed_programs(draw):
+    """Difference programs plus, sometimes, what zones cannot read (a sum, a congruence,
+    a product); the guard on a difference or on one atom."""
+    diffs, bounds, guard, kind = draw(programs())
+    return diffs, bounds, guard, kind, draw(st.lists(st.sampled_from(sorted(EXTRA)), max_size=2))
+
+
+def _mixed_verdict(program) -> tuple[Truth | None, int]:
+    """The verdict, and how many questions were left to zones (isl not asked)."""
+    diffs, bounds, (i, j, c), kind, extra = program
+    facts = [T.le(T.sub(V[a], V[b]), k(d)) for a, b, d in diffs]
+    facts += [T.le(V[a], k(v)) if upper else T.ge(V[a], k(v)) for a, v, upper in bounds]
+    facts += [f for e in extra for f in EXTRA[e]]
+    guard = {"le": T.le, "lt": T.lt, "eq": T.eq, "ne": T.ne}[kind](T.sub(V[i], V[j]) if i != j else V[i], k(c))
+    r = Reasoner(cases=None)
+    for f in facts:
+        r.assume(f)
+    if r.contradiction:
+        return None, 0
+    return r.decide(guard).truth, r.polyhedral.left_to_zones
+
+
+def check_skip_loses_nothing(program) -> int:
+    """The verdict with isl skipped where zones settled a question is the verdict with
+    isl always asked; returns how many questions were skipped."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(zones.DifferenceBounds, "settled", lambda self, g: False)
+        without_skip, _ = _mixed_verdict(program)
+    with_skip, skipped = _mixed_verdict(program)
+    assert with_skip == without_skip, (program, with_skip, without_skip)
+    return skipped
+
+
+SKIPPED: list[int] = [0]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(mixed_programs())
+def test_leaving_settled_questions_to_zones_loses_no_verdict(program):
+    SKIPPED[0] += check_skip_loses_nothing(program) > 0
+
+
+def test_the_random_programs_reached_the_skip():
+    assert SKIPPED[0] > 10, SKIPPED  # runs after the property above (file order)
+
+
+def test_planted_error_a_sum_read_as_implied_is_caught(monkeypatch):
+    # v0 <= v1 and v0 + v1 <= 4: isl proves v0 <= 2, zones alone cannot
+    program = ([(0, 1, 0)], [], (0, 0, 2), "le", ["sum"])
+    assert _mixed_verdict(program)[0] is Truth.TRUE
+    monkeypatch.setattr(polyhedral.PolyhedralLayer, "_box_implies", lambda self, q, lo, hi: True)
+    with pytest.raises(AssertionError):
+        check_skip_loses_nothing(program)

@@ -48,6 +48,9 @@ class Slice:
     index: dict[Term, int]
     n_dims: int
     relational: bool  # whether some constraint relates two atoms
+    #: whether it holds only bounds of variables and bounds of differences ``x - y``
+    #: (no congruence, no other relation, no nonlinear atom): what zones read exactly
+    differences_only: bool = False
 
 
 def indexed(coefs: dict[Term, int], index: dict[Term, int], sign: int = 1) -> tuple[tuple[int, int], ...]:
@@ -73,6 +76,7 @@ class PolyhedralLayer:
         self.max_operations = max_operations
         self.queries = 0
         self.exhausted = 0
+        self.left_to_zones = 0  # open questions not asked because zones' answer is exact
         self._misses = 0  # isl queries since the last verdict
         self._candidates = 0
 
@@ -123,14 +127,17 @@ class PolyhedralLayer:
                 out.extend(_within({a: 1}, 0, *network.domain.bounds(v), index))
         for k, (a, v) in enumerate(congruent):  # a = m*k + r
             out.append(LinearConstraint(((index[a], 1), (len(dims) + k, -v.modulus)), -int(v.residue), True))
-        relations = self._relations(atoms, index)
+        relations, differences_only = self._relations(atoms, index)
         tied = [c for a in atoms for c in links(a, index, network)]
-        return Slice(out + relations + tied, index, n_dims, bool(relations or tied))
+        differences_only = differences_only and not tied and not congruent and all(a.kind == "var" for a in atoms)
+        return Slice(out + relations + tied, index, n_dims, bool(relations or tied), differences_only)
 
-    def _relations(self, atoms: list[Term], index: dict[Term, int]) -> list[LinearConstraint]:
-        """The bounds of every linear key over indexed atoms: the relational facts."""
+    def _relations(self, atoms: list[Term], index: dict[Term, int]) -> tuple[list[LinearConstraint], bool]:
+        """The bounds of every linear key over indexed atoms: the relational facts; and
+        whether every such key is a difference ``x - y`` (as zones read them)."""
         out: list[LinearConstraint] = []
         seen = set()
+        differences_only = True
         for a in atoms:
             for q in self.network.parents(a):
                 if q.kind != "lin" or q in seen or not all(x in index for x in q.args):
@@ -140,8 +147,23 @@ class PolyhedralLayer:
                 if is_infinite(lo) and is_infinite(hi):
                     continue
                 coefs, c = q.data
+                differences_only = differences_only and (
+                    (len(q.args) == 2 and tuple(coefs) == (1, -1)) or self._box_implies(q, lo, hi))
                 out.extend(_within(dict(zip(q.args, coefs)), c, lo, hi, index))
-        return out
+        return out, differences_only
+
+    def _box_implies(self, q: Term, lo, hi) -> bool:
+        """Whether ``lo <= q <= hi`` follows from its atoms' own bounds (a key a question
+        registered, such as PyTorch's ``-size <= start``, whose bounds were only read off
+        them): a constraint the slice need not relate atoms by."""
+        low = high = 0
+        for a, v in zip(q.args, q.data[0]):
+            a_lo, a_hi = self.network.domain.bounds(self.network.key_value(a))
+            first, second = (a_lo, a_hi) if v > 0 else (a_hi, a_lo)
+            low = None if low is None or is_infinite(first) else low + v * first
+            high = None if high is None or is_infinite(second) else high + v * second
+        return (is_infinite(lo) or (low is not None and low >= lo)) and \
+            (is_infinite(hi) or (high is not None and high <= hi))
 
     # ------------------------------------------------------------ symbolic bounds
 
@@ -185,8 +207,11 @@ class PolyhedralLayer:
 
     # ------------------------------------------------------------ queries
 
-    def decide(self, g: Term) -> bool | None:
-        """Truth of a normal comparison over Int atoms, or None."""
+    def decide(self, g: Term, settled_by_zones: bool = False) -> bool | None:
+        """Truth of a normal comparison over Int atoms, or None. ``settled_by_zones``: the
+        difference-bound layer searched ``g``'s difference to the end and left it open;
+        then a slice of difference constraints only is not asked (isl would find the
+        same bounds: the cost a long chain of ``<=`` used to pay on every open question)."""
         if g.kind not in ("le", "eq", "ne") or g.args[0].sort is not INT:
             return None
         coefs, _ = T.linear_parts(g.args[0])
@@ -197,10 +222,16 @@ class PolyhedralLayer:
         atoms = self._slice(list(coefs))
         if atoms is None:
             return None
+        s = None
+        if settled_by_zones:
+            s = self._constraints(atoms)
+            if s.differences_only:
+                self.left_to_zones += 1
+                return None
         self._candidates += 1
         if self._candidates % (1 + self._misses // BACKOFF_STREAK):
             return None
-        s = self._constraints(atoms)
+        s = s or self._constraints(atoms)
         if not s.relational:
             return None
         self.queries += 1

@@ -213,7 +213,7 @@ class Reasoner:
                 self.polyhedral.relational_verdict_elsewhere()
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.ZONES)
         if self.polyhedral is not None and relational:
-            r = self.polyhedral.decide(g)
+            r = self.polyhedral.decide(g, settled_by_zones=self.zones.settled(g))
             if r is not None:
                 return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.POLYHEDRA)
         expanded = expand_extremum(g) if depth > 0 else None

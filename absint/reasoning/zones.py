@@ -31,28 +31,47 @@ MAX_RELAXATIONS = 50_000
 class DifferenceBounds:
     def __init__(self, facade: Facade):
         self.network = facade.network
+        #: the last guard :meth:`decide` left open although every search it ran finished:
+        #: over difference constraints that answer is exact (see :meth:`settled`)
+        self._settled_open: Term | None = None
 
     def decide(self, g: Term) -> bool | None:
-        """The truth of a normal comparison ``k*(x - y) + c <kind> 0``, or None."""
+        """The truth of a normal comparison ``k*(x - y) + c <kind> 0`` or ``k*x + c <kind> 0``, or None."""
+        self._settled_open = None
         if g.kind not in ("le", "lt", "eq", "ne"):
             return None
-        t = g.args[0]
-        k, p, c = self.network.split(t)
-        if p is None or p.kind != "lin" or len(p.args) != 2 or tuple(p.data[0]) != (1, -1):
+        k, p, c = self.network.split(g.args[0])
+        if p is None:
             return None
-        x, y = p.args
-        upper = self._difference_bound(y, x)  # x - y <= upper
-        lower = self._difference_bound(x, y)  # y - x <= lower, so x - y >= -lower
-        if upper is None and lower is None:
+        if p.kind == "lin" and len(p.args) == 2 and tuple(p.data[0]) == (1, -1):
+            x, y = p.args
+            upper, up_done = self._difference_bound(y, x)  # x - y <= upper
+            lower, low_done = self._difference_bound(x, y)  # y - x <= lower, so x - y >= -lower
+            lo = None if lower is None else -lower
+        elif p.kind == "var":
+            (lo, low_done), (upper, up_done) = self._atom_bound(p, upper=False), self._atom_bound(p, upper=True)
+        else:
             return None
-        lo = None if lower is None else -lower
-        return _verdict(g.kind, k, c, lo, upper)
+        verdict = None if upper is None and lo is None else _verdict(g.kind, k, c, lo, upper)
+        if verdict is None and up_done and low_done:
+            self._settled_open = g
+        return verdict
 
-    def _difference_bound(self, source: Term, target: Term):
-        """The least ``d`` with ``target - source <= d`` the graph shows, or None."""
+    def settled(self, g: Term) -> bool:
+        """Whether :meth:`decide` just left ``g`` open after complete searches: then the
+        bounds it found on ``g``'s difference are the tightest the network's difference keys
+        and atom bounds imply, so a slice holding nothing else (no other relation, no
+        congruence, no nonlinear atom) cannot decide ``g`` either (over the integers a
+        system of difference constraints is exact: any value between those bounds is
+        reached)."""
+        return self._settled_open is g
+
+    def _difference_bound(self, source: Term, target: Term) -> tuple[object | None, bool]:
+        """The least ``d`` with ``target - source <= d`` the graph shows (or None), and
+        whether both searches finished."""
         out = self._paths(source, reverse=False)
         if out is None:
-            return None
+            return None, False
         back = self._paths(target, reverse=True)
         best = out.get(target)
         if back is not None:
@@ -60,7 +79,18 @@ class DifferenceBounds:
             to_target = _min(hi + d for b, d in back.items() if (hi := self._bound(b, upper=True)) is not None)
             if via_zero is not None and to_target is not None:
                 best = via_zero + to_target if best is None else min(best, via_zero + to_target)
-        return best
+        return best, back is not None
+
+    def _atom_bound(self, x: Term, upper: bool) -> tuple[object | None, bool]:
+        """The tightest bound on ``x`` through the graph: ``x <= hi(b) + d(b, x)`` (upper)
+        or ``x >= lo(a) - d(x, a)``, and whether the search finished."""
+        paths = self._paths(x, reverse=upper)
+        if paths is None:
+            return None, False
+        if upper:
+            return _min(hi + d for b, d in paths.items() if (hi := self._bound(b, upper=True)) is not None), True
+        best = _min(d - lo for a, d in paths.items() if (lo := self._bound(a, upper=False)) is not None)
+        return (None if best is None else -best), True
 
     def _bound(self, a: Term, upper: bool):
         v = self.network.key_value(a)
