@@ -10,6 +10,11 @@ quotes, deleted or inserted tokens, bytes that are not UTF-8. For each input:
 * every TRUE/FALSE verdict is checked by Z3 on the original text (assert ``i`` against
   asserts ``0..i-1``): a TRUE with a counterexample or a FALSE with a model is WRONG.
 
+Each worker runs under ``--max-memory`` (address space; an input past it is a crash with
+its seed, or a Z3 error when Z3 is the one that ran out) and is replaced every ~2,000
+inputs. A worker that dies anyway (the OOM killer) does not stop the run: its inputs are run
+again one by one, each in a worker of its own, and the one that kills it is a crash.
+
     python -m benchmarks.fuzz --count 100000 --jobs 2 --seed 1
 
 prints a summary (inputs, read errors, analysed, verdicts checked, wrong, crashes,
@@ -27,7 +32,9 @@ import signal
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Iterator
 
 from absint.lang.numerals import int_text
 from benchmarks import generators as G
@@ -164,6 +171,10 @@ def run_one(seed: int, budget: float = 20.0, z3_timeout_ms: int = 2000) -> dict:
     from absint.lang.terms import fresh_table
     from absint.readers.smtlib import SmtLibError, parse_bytes
 
+    from absint.batch.executors import FAULT_ENV, parse_faults
+
+    if parse_faults(os.environ.get(FAULT_ENV)).get(f"fuzz{seed}.smt2") == "kill-worker":  # tests only
+        os._exit(71)
     mutation, data = program(seed)
     out = {"seed": seed, "mutation": mutation, "outcome": "analysed", "checked": 0, "wrong": [], "z3": "ok"}
     previous = signal.signal(signal.SIGALRM, _alarm)
@@ -234,24 +245,85 @@ def _check_with_z3(data: bytes, letters: str, out: dict, timeout_ms: int) -> Non
 # ---------------------------------------------------------------- many inputs
 
 
-def run(count: int, seed: int, jobs: int, budget: float, z3_timeout_ms: int = 2000) -> tuple[Counter, list[dict]]:
+#: seeds per task sent to a worker
+CHUNK = 32
+
+
+def _limit_memory(max_memory_mb: int) -> None:
+    """Worker initializer: an input that would take more than ``max_memory_mb`` gets a
+    MemoryError (a crash, with its seed) instead of taking the machine."""
+    if max_memory_mb > 0:
+        import resource
+
+        limit = max_memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+def run_chunk(seeds: list[int], budget: float, z3_timeout_ms: int) -> list[dict]:
+    return [run_one(s, budget, z3_timeout_ms) for s in seeds]
+
+
+def _pool(jobs: int, max_memory_mb: int) -> ProcessPoolExecutor:
+    # workers are replaced now and then, so that nothing one input leaves behind adds up
+    return ProcessPoolExecutor(jobs, max_tasks_per_child=2000 // CHUNK, initializer=_limit_memory,
+                               initargs=(max_memory_mb,))
+
+
+def _alone(seed: int, budget: float, z3_timeout_ms: int, max_memory_mb: int) -> dict:
+    """One input in a worker of its own: a worker that dies on it names the input."""
+    with _pool(1, max_memory_mb) as pool:
+        try:
+            return pool.submit(run_one, seed, budget, z3_timeout_ms).result()
+        except BrokenProcessPool:
+            return {"seed": seed, "mutation": program(seed)[0], "outcome": "crash", "checked": 0, "wrong": [],
+                    "z3": "ok", "error": "the worker process died (killed, or out of memory below the limit)"}
+
+
+def outcomes(count: int, seed: int, jobs: int, budget: float, z3_timeout_ms: int,
+             max_memory_mb: int) -> Iterator[dict]:
+    """Every input's outcome (in no particular order). When a worker dies, the inputs it
+    held are run again one by one, each in a worker of its own, and the one that kills its
+    worker is reported as a crash: a dead worker never stops the run."""
+    chunks = [list(range(a, min(a + CHUNK, seed + count))) for a in range(seed, seed + count, CHUNK)]
+    todo = list(reversed(chunks))
+    while todo:
+        lost: list[int] = []
+        with _pool(jobs, max_memory_mb) as pool:
+            running = {}
+            while todo or running:
+                while todo and len(running) < 4 * jobs:
+                    c = todo.pop()
+                    running[pool.submit(run_chunk, c, budget, z3_timeout_ms)] = c
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for f in done:
+                    c = running.pop(f)
+                    try:
+                        yield from f.result()
+                    except BrokenProcessPool:
+                        lost += c
+                if lost:
+                    lost += [s for c in running.values() for s in c]
+                    break
+        for s in lost:
+            yield _alone(s, budget, z3_timeout_ms, max_memory_mb)
+
+
+def run(count: int, seed: int, jobs: int, budget: float, z3_timeout_ms: int = 2000,
+        max_memory_mb: int = 4096) -> tuple[Counter, list[dict]]:
     totals: Counter = Counter()
     bad: list[dict] = []
-    seeds = range(seed, seed + count)
-    # workers are replaced now and then, so that nothing one input leaves behind adds up
-    with ProcessPoolExecutor(jobs, max_tasks_per_child=2000) as pool:
-        for n, r in enumerate(pool.map(run_one, seeds, [budget] * count, [z3_timeout_ms] * count, chunksize=32), 1):
-            totals[r["outcome"]] += 1
-            totals["verdicts checked"] += r["checked"]
-            totals["verdicts Z3 could not confirm (timeout, skipped)"] += r.get("unconfirmed", 0)
-            totals["wrong"] += len(r["wrong"])
-            if r["z3"] != "ok":
-                totals[f"z3 {r['z3']}"] += 1
-            if r["outcome"] in ("crash", "timeout") or r["wrong"]:
-                bad.append(r)
-            if n % 1000 == 0:
-                print(f"{n}/{count} inputs, {totals['wrong']} wrong, {totals['crash']} crashes, "
-                      f"{totals['timeout']} timeouts", file=sys.stderr, flush=True)
+    for n, r in enumerate(outcomes(count, seed, jobs, budget, z3_timeout_ms, max_memory_mb), 1):
+        totals[r["outcome"]] += 1
+        totals["verdicts checked"] += r["checked"]
+        totals["verdicts Z3 could not confirm (timeout, skipped)"] += r.get("unconfirmed", 0)
+        totals["wrong"] += len(r["wrong"])
+        if r["z3"] != "ok":
+            totals[f"z3 {r['z3']}"] += 1
+        if r["outcome"] in ("crash", "timeout") or r["wrong"]:
+            bad.append(r)
+        if n % 1000 == 0:
+            print(f"{n}/{count} inputs, {totals['wrong']} wrong, {totals['crash']} crashes, "
+                  f"{totals['timeout']} timeouts", file=sys.stderr, flush=True)
     return totals, bad
 
 
@@ -264,10 +336,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--z3-timeout-ms", type=int, default=2000,
                     help="Z3's limit per verdict check; a check it cannot finish counts as unconfirmed "
                          "(default %(default)s)")
+    ap.add_argument("--max-memory", type=int, default=4096, metavar="MB",
+                    help="address space per worker; an input past it is a crash (default %(default)s)")
     ap.add_argument("--out", default="fuzz-out.json", help="where the offending inputs' seeds go")
     args = ap.parse_args(argv)
     start = time.time()
-    totals, bad = run(args.count, args.seed, args.jobs, args.budget, args.z3_timeout_ms)
+    totals, bad = run(args.count, args.seed, args.jobs, args.budget, args.z3_timeout_ms, args.max_memory)
     print(json.dumps({"inputs": args.count, **totals, "wall_seconds": round(time.time() - start, 1)}, indent=1))
     for r in bad[:10]:
         print(f"seed {r['seed']} ({r['mutation']}): {r['outcome']} {r.get('error', '')} wrong at {r['wrong']}")

@@ -185,3 +185,14 @@ def test_fuzzed_programs_give_documented_errors_and_z3_confirmed_verdicts():
     assert not bad, bad[:3]
     assert sum(o["checked"] for o in outcomes) > 50  # verdicts really were checked
     assert {o["outcome"] for o in outcomes} == {"analysed", "read error"}
+
+
+def test_a_fuzzing_worker_that_dies_names_its_input_and_the_run_goes_on(monkeypatch):
+    """The long run once lost everything to one worker the OOM killer took: now the inputs
+    of a dead worker are run again one by one, and the one that kills its worker is a crash."""
+    pytest.importorskip("z3")
+    monkeypatch.setenv("ABSINT_FAULT_INJECTION", "kill-worker:fuzz5.smt2")
+    seen = list(fuzz.outcomes(40, 0, 2, 10.0, 300, 0))
+    assert sorted(o["seed"] for o in seen) == list(range(40))
+    crashed = [o for o in seen if o["outcome"] == "crash"]
+    assert [o["seed"] for o in crashed] == [5] and "worker process died" in crashed[0]["error"]
