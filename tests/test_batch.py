@@ -377,3 +377,18 @@ def test_sigkill_half_way_then_resume_gives_the_uninterrupted_content(tmp_path):
     assert 5 <= done < 40
     assert analyze(d, "--jsonl", out, "--jobs", 1, "--quiet", "--resume") == 0
     assert untimed(out) == untimed(reference)  # timing fields differ between runs: ignored
+
+
+def test_json_prints_one_object_with_the_summary_and_the_records(tmp_path, capsys):
+    names = write_good(tmp_path, GOOD[:2])
+    (tmp_path / "broken.smt2").write_text("(assert (<= x")
+    out = tmp_path / "out.jsonl"
+    rc = analyze(tmp_path, "--jobs", "1", "--json", "--jsonl", out)
+    printed = json.loads(capsys.readouterr().out)
+    assert rc == 1  # the broken file
+    assert [f["file"] for f in printed["files"]] == sorted(names + ["broken.smt2"])
+    assert printed["files"] == records(out)
+    s = printed["summary"]
+    assert s["files"] == 3 and s["errors"] == 1
+    assert s["implied"] + s["refuted"] + s["open"] == s["asserts"] == sum(f["asserts"] for f in printed["files"])
+    assert sum(printed["layers"].values()) == s["implied"] + s["refuted"]

@@ -295,3 +295,12 @@ def test_against_offers_the_registered_oracles_but_not_absint(capsys):
     with pytest.raises(SystemExit):
         main(["compare", "x.smt2", "--against", "absint"])
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_json_prints_summary_json_on_stdout_instead_of_the_table(tmp_path, capsys):
+    path = write(tmp_path, "jagged.smt2", jagged_split(4, 0))
+    rc = main(["compare", path, "--out", str(tmp_path / "out"), "--no-cache", "--quiet", "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert printed == json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert [f["file"] for f in printed["files"]] == ["jagged.smt2"] and printed["unsound_count"] == 0

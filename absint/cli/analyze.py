@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import os
 import signal
 import stat
@@ -48,7 +49,9 @@ output:
   stdout  one line per file, sorted by file name, once the run has ended (so the
           output does not depend on completion order; not with --quiet), then a
           summary table (files, asserts, implied/refuted/open, errors, timeouts,
-          CPU and wall time, slowest files); with --stats, verdicts per layer.
+          CPU and wall time, slowest files); with --stats, verdicts per layer;
+          with --json instead one JSON object: "summary" (those figures),
+          "layers" (verdicts per layer) and "files" (the --jsonl records).
   --jsonl one JSON object per file, appended as each file finishes, rewritten
           sorted by file name at the end (keeping the file's mode); a file
           name that is not UTF-8 is written with its bad bytes as \\xff.
@@ -105,6 +108,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no per-file lines")
     parser.add_argument("--stats", action="store_true", help="also print how many verdicts each layer gave")
+    parser.add_argument("--json", action="store_true",
+                        help="stdout: one JSON object (summary, verdicts per layer, one record per file as "
+                             "in --jsonl) instead of the lines and the table")
     preset_option.add_argument(parser)
 
 
@@ -362,13 +368,16 @@ def report(args, records: list[FileRecord], new: int, wall: float, where: str) -
     """Per-file lines, the summary table, ``--stats``, and soundness bugs (loudly, on stderr)."""
     from rich.console import Console
 
-    if not args.quiet:
-        out = Console(file=sys.stdout, highlight=False, soft_wrap=True)
-        for r in records:
-            out.print(file_line(r), markup=False)
     s = summarize(records)
-    _print_summary(Console(file=sys.stdout, highlight=False), s, wall, len(records) - new, where,
-                   layer_totals(records) if args.stats else None)
+    if getattr(args, "json", False):
+        print(json.dumps(json_report(s, records, wall, len(records) - new)))
+    else:
+        if not args.quiet:
+            out = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+            for r in records:
+                out.print(file_line(r), markup=False)
+        _print_summary(Console(file=sys.stdout, highlight=False), s, wall, len(records) - new, where,
+                       layer_totals(records) if args.stats else None)
     err = Console(file=sys.stderr, highlight=False)
     for r in records:
         if r.preset_refused:
@@ -380,6 +389,14 @@ def report(args, records: list[FileRecord], new: int, wall: float, where: str) -
             err.print(Text(f"WARNING: {r.file}: {r.warning} (verdicts checked up to that assert)",
                            style="yellow"))
     return s
+
+
+def json_report(s: dict[str, Any], records: list[FileRecord], wall: float, resumed: int) -> dict[str, Any]:
+    """``--json``: the summary table's figures, the verdicts per layer, and every record."""
+    summary = {k: v for k, v in s.items() if k != "slowest"}
+    summary.update(cpu=round(s["cpu"], 3), wall=round(wall, 3), resumed=resumed,
+                   slowest=[{"file": r.file, "seconds": r.seconds} for r in s["slowest"]])
+    return {"summary": summary, "layers": dict(layer_totals(records)), "files": [r.to_json() for r in records]}
 
 
 class UsageError(Exception):

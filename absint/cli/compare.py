@@ -4,14 +4,15 @@ This module is the command line only. The oracles and their registry, the run ov
 files, the soundness check against Z3, the summary and every rendering live in
 :mod:`absint.compare` (see its ``__init__``).
 
-Outputs: a table on the terminal, ``summary.json``, ``asserts.csv`` and
-``cactus.png`` in ``--out``, and with ``--markdown`` the per-family table of
-``docs/precision.md``.
+Outputs: a table on the terminal (with ``--json``, summary.json's object on stdout
+instead), ``summary.json``, ``asserts.csv`` and ``cactus.png`` in ``--out``, and with
+``--markdown`` the per-family table of ``docs/precision.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -82,6 +83,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="files shown in the terminal table (default %(default)s; the largest "
                              "precision gaps first when there are more)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line")
+    parser.add_argument("--json", action="store_true",
+                        help="stdout: summary.json's object (the summary and one entry per file) instead "
+                             "of the table; the files in --out are written as usual")
 
 
 def run(args) -> int:
@@ -133,6 +137,10 @@ def _write(args, summary: dict[str, Any], rows: list[FileRow], oracles) -> None:
     cactus(os.path.join(args.out, "cactus.png"), rows, oracles)
     if args.markdown:
         write_markdown(args.markdown, summary, rows, oracles, command=_command_line(args))
+    if args.json:
+        with open(os.path.join(args.out, "summary.json"), encoding="utf-8") as fh:
+            print(json.dumps(json.load(fh)))
+        return
     print_terminal(summary, rows, oracles, show=args.show)
     print(f"wrote {args.out}/summary.json, {args.out}/asserts.csv, {args.out}/cactus.png"
           + (f", {args.markdown}" if args.markdown else ""))
