@@ -119,3 +119,16 @@ def test_answers_hold_at_the_real_unbacked_values(p):
     on = tp.run(p, "export", absint=True, check=True, real=True)
     s = on.stats
     assert s["check_failures"] == 0 and s["disagreements"] == 0 and not s["errors"], s
+
+
+def test_sorted_offsets_lose_every_slice_end_assert_but_the_users_own():
+    """benchmarks.torch_scale at a small N (its goal at N = 128 is timed there, not here):
+    each ``o[i] <= size`` that narrow adds follows from the chain of ``_check``s."""
+    from benchmarks import torch_scale
+
+    n = 12
+    r = torch_scale.measure(torch_scale.offsets_program(n), "export")
+    assert r["ok_off"] and r["ok_on"]
+    assert r["asserts_off"] - r["asserts_on"] == n - 2  # o[n-2] <= size is the user's last _check
+    split = torch_scale.measure(torch_scale.split_program(n), "export")
+    assert split["ok_on"] and split["asserts_on"] == split["asserts_off"]  # only the user's own _checks
