@@ -14,6 +14,12 @@ relaxations per search (a question runs up to four; then UNKNOWN). Nothing is st
 current keys, so it is as incremental as the network. Sound: every edge is a fact (or a
 consequence of the facts), and a path sums valid inequalities. Over the integers,
 difference constraints are exact, so the verdicts are those of an exact solver on them.
+
+A single variable ``x`` is bounded the same way: ``x <= hi(b) + d(b, x)`` and
+``x >= lo(a) - d(x, a)``. When every search a question ran finished and left it open,
+:meth:`DifferenceBounds.settled` says so: the polyhedral layer then skips a slice that holds
+nothing but differences and bounds (isl could only find the same bounds), which is what a
+long chain of open questions used to spend most of its time on.
 """
 
 from __future__ import annotations
