@@ -32,7 +32,7 @@ def _cell(o) -> str:
     return "DDE" if o.data_dependent else o.error or "error"
 
 
-def _run(p, how: str, absint: bool):
+def traced_run(p, how: str, absint: bool):
     """One traced run, from a collected heap: a full collection of the process's (torch's)
     heap that an earlier run made due takes ~0.4 s and would be charged to whatever runs
     when it strikes, absint's questions included."""
@@ -44,7 +44,7 @@ def measure(programs, hows) -> list[dict]:
     rows = []
     for p in programs:
         for how in hows:
-            off, on = _run(p, how, absint=False), _run(p, how, absint=True)
+            off, on = traced_run(p, how, absint=False), traced_run(p, how, absint=True)
             s = on.stats or {}
             rows.append({"program": p.name, "kind": p.kind, "how": how, "off": _cell(off), "on": _cell(on),
                          "dde_off": int(off.data_dependent), "dde_on": int(on.data_dependent),

@@ -20,7 +20,6 @@ programs, and at least ``N - 8`` of the ``offsets`` program's ``N - 1`` slice-en
 from __future__ import annotations
 
 import argparse
-import gc
 import pathlib
 import sys
 
@@ -30,6 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import torch  # noqa: E402
 
 import torch_programs as tp  # noqa: E402
+from benchmarks.torch_client import traced_run  # noqa: E402
 
 
 def split_program(n: int) -> tp.Program:
@@ -58,10 +58,7 @@ def offsets_program(n: int) -> tp.Program:
 
 
 def measure(p: tp.Program, how: str) -> dict:
-    gc.collect()  # from a collected heap, as benchmarks.torch_client: a full collection is not charged to one run
-    off = tp.run(p, how, absint=False)
-    gc.collect()
-    on = tp.run(p, how, absint=True)
+    off, on = traced_run(p, how, absint=False), traced_run(p, how, absint=True)
     s = on.stats or {}
     return {"program": p.name, "ok_off": off.ok, "ok_on": on.ok, "error_off": off.error, "error_on": on.error,
             "asserts_off": off.asserts, "asserts_on": on.asserts, "guards_off": off.guards, "guards_on": on.guards,

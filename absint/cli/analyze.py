@@ -369,7 +369,7 @@ def report(args, records: list[FileRecord], new: int, wall: float, where: str) -
     from rich.console import Console
 
     s = summarize(records)
-    if getattr(args, "json", False):
+    if args.json:
         print(json.dumps(json_report(s, records, wall, len(records) - new)))
     else:
         if not args.quiet:

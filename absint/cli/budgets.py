@@ -43,14 +43,15 @@ def budget_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def planned_files(args: argparse.Namespace, command: str) -> tuple[list[str], tuple[str, ...]] | None:
+def planned_files(args: argparse.Namespace, command: str,
+                  budgeted: bool = True) -> tuple[list[str], tuple[str, ...]] | None:
     """The files a per-file command works on and the presets chosen; None after a usage
     error (bad budget, unknown preset, no file), printed as ``absint COMMAND: ...``: the
-    command then exits 2."""
+    command then exits 2. ``budgeted=False``: a command without the budget options."""
     from absint.presets import option as preset_option
     from absint.readers.files import smt2_files
 
-    problem = budget_problem(args)
+    problem = budget_problem(args) if budgeted else None
     presets: tuple[str, ...] = ()
     try:
         presets = preset_option.names(args)

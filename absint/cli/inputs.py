@@ -17,6 +17,7 @@ import time
 
 import attrs
 
+from absint.cli.budgets import planned_files
 from absint.inputs.description import ValidInputs, describe_program, ranges_of, readable_smtlib
 from absint.inputs.export import export_text
 from absint.inputs.within import BadDeclaration, Violation, parse_ranges, violations
@@ -163,22 +164,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from absint.readers.files import smt2_files
-
     try:
         within = parse_ranges(args.within) if args.within is not None else None
     except BadDeclaration as e:
         print(f"absint inputs: --within: {e}", file=sys.stderr)
         return 2
-    try:
-        presets = preset_option.names(args)
-    except preset_option.PresetError as e:
-        print(f"absint inputs: {e}", file=sys.stderr)
+    planned = planned_files(args, "inputs", budgeted=False)
+    if planned is None:
         return 2
-    files = smt2_files(args.paths)
-    if not files:
-        print("absint inputs: no .smt2 files found", file=sys.stderr)
-        return 2
+    files, presets = planned
     failed = usage = can_fail = 0
     for path in files:
         report = inputs_of_file(path, within, args.export, presets)

@@ -15,6 +15,7 @@ import sys
 
 import attrs
 
+from absint.cli.budgets import planned_files
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.numerals import brief
@@ -178,26 +179,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from absint.readers.files import smt2_files
-
     try:
         for w in args.wants:
             to_smtlib_text(w)
     except WantError as e:
         print(f"absint solve: {e}", file=sys.stderr)
         return 2
-    try:
-        presets = preset_option.names(args)
-    except preset_option.PresetError as e:
-        print(f"absint solve: {e}", file=sys.stderr)
-        return 2
     if args.budget < 1 or not args.time_limit > 0:
         print("absint solve: --budget and --time-limit must be positive", file=sys.stderr)
         return 2
-    files = smt2_files(args.paths)
-    if not files:
-        print("absint solve: no .smt2 files found", file=sys.stderr)
+    planned = planned_files(args, "solve", budgeted=False)
+    if planned is None:
         return 2
+    files, presets = planned
     budget = Budget(args.budget, args.time_limit)
     failed = usage = 0
     for path in files:
