@@ -512,6 +512,14 @@ def _f_min_max(t, args):
     return min_max(args, t.sort.real)
 
 
+def _f_def(t, args):
+    """A named sum equals each of its definitions: the meet of their values."""
+    out = args[0]
+    for a in args[1:]:
+        out = meet(out, a)
+    return out
+
+
 FORWARD = {
     "fn": lambda t, args: top(t.sort.real),  # an opaque function: any value
     "const": _f_const,
@@ -527,6 +535,7 @@ FORWARD = {
     "to_real": _f_to_real,
     "min": _f_min_max,
     "max": _f_min_max,
+    "def": _f_def,
 }
 
 
@@ -566,6 +575,11 @@ def _b_to_real(t, result, args):
     return args
 
 
+def _b_def(t, result, args):
+    """Each definition of a named sum has the name's value."""
+    return [meet(a, result) for a in args]
+
+
 BACKWARD = {
     "fn": _b_unchanged,
     "const": _b_unchanged,
@@ -581,6 +595,7 @@ BACKWARD = {
     "to_real": _b_to_real,
     "min": _b_unchanged,
     "max": _b_unchanged,
+    "def": _b_def,
 }
 
 

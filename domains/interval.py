@@ -687,6 +687,14 @@ def _f_max(t, args):
     return maximum(args, t.sort.real)
 
 
+def _f_def(t, args):
+    """A named sum equals each of its definitions: the meet of their values."""
+    out = args[0]
+    for a in args[1:]:
+        out = meet(out, a)
+    return out
+
+
 FORWARD: dict[str, Forward] = {
     "fn": lambda t, args: top(t.sort.real),  # an opaque function: any value
     "const": _f_const,
@@ -702,6 +710,7 @@ FORWARD: dict[str, Forward] = {
     "to_real": _f_to_real,
     "min": _f_min,
     "max": _f_max,
+    "def": _f_def,
 }
 
 
@@ -774,6 +783,11 @@ def _b_max(t, result, args):
     return [na, nb]
 
 
+def _b_def(t, result, args):
+    """Each definition of a named sum has the name's value."""
+    return [meet(a, result) for a in args]
+
+
 BACKWARD: dict[str, Backward] = {
     "fn": _b_unchanged,
     "const": _b_unchanged,
@@ -789,6 +803,7 @@ BACKWARD: dict[str, Backward] = {
     "to_real": _b_to_real,
     "min": _b_min,
     "max": _b_max,
+    "def": _b_def,
 }
 
 

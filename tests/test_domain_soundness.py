@@ -87,6 +87,10 @@ CASES = [
     ("min-real", T.minimum(p, q), "min"),
     ("max-real", T.maximum(p, q), "max"),
     ("fn", T.apply("log2", p), "fn"),
+    # a named sum over one operand (interned directly: ``define`` names sums only); its
+    # second operand, when it has one, is equal to the first by construction (an alias)
+    ("def", T._intern("def", T.INT, (x,), ("d", 1, 0)), "def"),
+    ("def-real", T._intern("def", T.REAL, (p,), ("d", 1, 0)), "def"),
 ]
 
 DOMAINS = {

@@ -44,6 +44,7 @@ EXAMPLES = {
     "min": T.minimum(x, y),
     "max": T.maximum(x, y),
     "fn": T.apply("log2", T.add(x, T.const(1))),
+    "def": T.define(T.add(x, T.scale(y, 2), T.const(1)), name="d"),
     "ite": T.ite(b, x, y),
     "le": T.le(x, y),
     "lt": T.lt(p, T.to_real(x)),
@@ -93,7 +94,7 @@ def test_row_is_well_formed(kind):
     assert op.constructor is not None and callable(getattr(T, op.constructor))
     assert (op.meaning is None) == (kind == "var")  # a variable's value comes from the point
     assert op.infix.style in {"number", "name", "sum", "product", "divmod", "binary", "call", "compare",
-                              "not", "junction"}
+                              "not", "junction", "definition"}
     if op.reading is not None:
         assert op.reading in {"nary", "chain", "fold", "fixed"} and op.smtlib in smtlib._BUILTINS
 

@@ -169,6 +169,8 @@ OPS: Mapping[str, Op] = {op.kind: op for op in (
     Op("max", f"{_NUM} {_NUM} -> {_NUM}", (2, 2), True, "max2", Infix("call", "max"), "maximum", None,
        lambda t, v: max(v)),
     Op("fn", "Real+ -> Real", (1, None), True, None, Infix("call"), "apply", None, uninterpreted),
+    Op("def", f"{_NUM}+ -> {_NUM}", (1, 2), True, None, Infix("definition"), "define", None,
+       lambda t, v: v[0]),
     Op("ite", f"Bool {_NUM} {_NUM} -> {_NUM}", (3, 3), True, "ite", Infix("call", "ite"), "ite", "fixed",
        _ite, strict=False),
     Op("le", f"{_NUM} -> Bool", (1, 1), False, "<=", Infix("compare", "<=", COMPARE), "le", "chain",

@@ -106,6 +106,8 @@ def _pieces(t: Node) -> list[str | Node]:
         return [number(t.data, t.sort.real)]
     if k == "var":
         return [symbol(t.data)]
+    if k == "def":  # a named sum is its definition: printed as it, so the text means the same
+        return [t.args[0]]
     spelling = OPS[k].smtlib if k != "fn" else symbol(t.data)
     if k == "lin":
         return _sum_pieces(t, spelling)
@@ -238,4 +240,5 @@ _INFIX = {
     "compare": _compare,
     "not": lambda t, args, done: (f"not {_wrap(args[0], OPS['not'].infix.binds)}", OPS["not"].infix.binds),
     "junction": _junction,
+    "definition": lambda t, args, done: args[0],  # a named sum reads as its definition
 }

@@ -96,15 +96,16 @@ def fresh_table() -> Iterator[None]:
     and they are freed afterwards. Terms from outside must not be mixed with
     terms built inside.
     """
-    global _table, _ids, _negations
-    saved = _table, _ids, _negations
+    global _table, _ids, _negations, _definitions, _by_expansion
+    saved = _table, _ids, _negations, _definitions, _by_expansion
     _table = dict(_BASE_TABLE)
     _ids = itertools.count(_BASE_NEXT_ID)
     _negations = {}
+    _definitions, _by_expansion = {}, {}
     try:
         yield
     finally:
-        _table, _ids, _negations = saved
+        _table, _ids, _negations, _definitions, _by_expansion = saved
 
 
 # ---------------------------------------------------------------- constants, variables
@@ -733,6 +734,112 @@ def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
 
 # ---------------------------------------------------------------- traversal helpers
 
+# ---------------------------------------------------------------- named long sums
+
+#: a named sum (SMT-LIB's ``define-fun``) whose expansion has more atoms than this stays one
+#: atom, a ``def``, equal to its definition: a prefix sum ``start_{k+1} = start_k + u_k``
+#: keeps the two terms the program wrote instead of ``k`` (quadratic size over a program).
+#: Shorter sums are expanded as before, so every rule and layer sees them as it always did.
+LONG_FORM = 32
+
+#: a definition's body -> its ``def`` (one atom per body, whatever the names)
+_definitions: dict[Term, Term] = {}
+#: the hash of a definition's expansion -> the first ``def`` with that expansion
+_by_expansion: dict[int, Term] = {}
+_HASH_MODULUS = (1 << 61) - 1
+
+
+def expanded_size(t: Term) -> int:
+    """How many atoms ``t`` has once every ``def`` in it is expanded (with repeats)."""
+    if t.kind == "def":
+        return t.data[1]
+    if t.kind == "lin":
+        return sum(a.data[1] if a.kind == "def" else 1 for a in t.args)
+    return 0 if t.kind == "const" else 1
+
+
+def name_long(name: str, body: Term) -> Term:
+    """``body`` itself, or, when it is a sum whose expansion is longer than
+    :data:`LONG_FORM`, a ``def`` atom equal to it (named ``name`` in messages)."""
+    if body.kind != "lin" or expanded_size(body) <= LONG_FORM:
+        return body
+    return define(body, name=name)
+
+
+def define(body: Term, *aliases: Term, name: str = "") -> Term:
+    """The ``def`` atom equal to ``body`` (and to each of ``aliases``). A body whose
+    expansion equals an earlier definition's gets that definition as an alias, found
+    by a hash of the expansion and checked by expanding both: the reasoner then knows
+    the two names are equal without expanding either."""
+    if body.kind != "lin":
+        return body  # a rebuilt body that became a constant or an atom needs no name
+    d = _definitions.get(body)
+    if d is not None:
+        return d
+    h = _expansion_hash(body)
+    first = _by_expansion.get(h)
+    if first is not None and not aliases and _expansion(first) == _expansion(body):
+        aliases = (first,)
+    d = _intern("def", body.sort, (body, *aliases), (name, expanded_size(body), h))
+    _definitions[body] = d
+    _by_expansion.setdefault(h, d)
+    return d
+
+
+def unfold(t: Term) -> Term:
+    """``t`` (numeric) with each named sum among its atoms replaced by its definition."""
+    if t.kind == "def":
+        return t.args[0]
+    if t.kind != "lin" or not any(a.kind == "def" for a in t.args):
+        return t
+    coefs, c = t.data
+    return add(const(c, t.sort), *(scale(a.args[0] if a.kind == "def" else a, v) for a, v in zip(t.args, coefs)))
+
+
+def _atom_hash(a: Term) -> int:
+    if a.kind == "def":
+        return a.data[2]
+    z = (a.id * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF  # splitmix64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return (z ^ (z >> 31)) % _HASH_MODULUS
+
+
+def _number_hash(v: Number) -> int:
+    if isinstance(v, Fraction):
+        return v.numerator * pow(v.denominator, -1, _HASH_MODULUS) % _HASH_MODULUS
+    return v % _HASH_MODULUS
+
+
+def _expansion_hash(t: Term) -> int:
+    """A hash that is additive over sums, so a definition's is computed from its body alone."""
+    coefs, c = t.data
+    h = _number_hash(c) * 0x5851F42D4C957F2D
+    for a, v in zip(t.args, coefs):
+        h += _number_hash(v) * _atom_hash(a)
+    return h % _HASH_MODULUS
+
+
+def _expansion(t: Term) -> tuple[dict[Term, Number], Number]:
+    """``t`` with every ``def`` expanded (through its first operand): atom -> coefficient."""
+    out: dict[Term, Number] = {}
+    c: Number = 0
+    stack = [(t, 1)]
+    while stack:
+        s, k = stack.pop()
+        if s.kind == "def":
+            stack.append((s.args[0], k))
+        elif s.kind == "lin":
+            coefs, c0 = s.data
+            c += k * c0
+            stack.extend((a, k * v) for a, v in zip(s.args, coefs))
+        elif s.kind == "const":
+            c += k * s.data
+        else:
+            out[s] = out.get(s, 0) + k
+    return {a: v for a, v in out.items() if v != 0}, c
+
+
 def free_vars(root: Term) -> list[Term]:
     return [t for t in subterms(root) if t.kind == "var"]
 
@@ -757,4 +864,6 @@ def rebuild(t: Term, args: tuple[Term, ...]) -> Term:
         return _CONSTRUCTORS[k](x, ZERO if x.sort is INT else ZERO_REAL)
     if k == "fn":
         return apply(t.data, *args)
+    if k == "def":
+        return define(*args, name=t.data[0])
     return _CONSTRUCTORS[k](*args)

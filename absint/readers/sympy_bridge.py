@@ -676,6 +676,7 @@ TO_SYMPY: dict[str, Callable[[TermsToSympy, Term], object]] = {
     "ne": _back_compare("ne"),
     "distinct": _back_distinct,
     "fn": _back_opaque,
+    "def": lambda tb, t: tb.arg(t.args[0]),  # a named sum is its definition
     "and": lambda tb, t: sympy.And(*(tb.arg(a) for a in t.args)),
     "or": lambda tb, t: sympy.Or(*(tb.arg(a) for a in t.args)),
     "not": lambda tb, t: sympy.Not(tb.arg(t.args[0])),

@@ -135,6 +135,17 @@ def _by_constant(a: Term, k: _Link, lx: Linear, dv: int) -> list[LinearConstrain
     return out
 
 
+def _definition(a: Term, k: _Link) -> list[LinearConstraint]:
+    """A named sum equals each of its definitions: ``d - body = 0``."""
+    out = []
+    for arg in a.args:
+        la = k.lin(arg)
+        if la is not None:
+            ac, a0 = la
+            out.append(LinearConstraint(tuple((j, -v) for j, v in ac) + ((k.me, 1),), -a0, True))
+    return out
+
+
 def _min_max(a: Term, k: _Link) -> list[LinearConstraint]:
     """``min <= each side``, ``max >= each side``."""
     sign = 1 if a.kind == "min" else -1
@@ -162,4 +173,5 @@ LINKS: dict[str, Callable[[Term, _Link], list[LinearConstraint]] | None] = {
     "ceil": None,     # likewise
     "ite": None,      # its value is the join of its branches, already in its bounds
     "fn": None,       # an opaque function: Real-sorted, no relation to its operands
+    "def": _definition,
 }
