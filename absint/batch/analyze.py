@@ -60,9 +60,12 @@ def analyze_program(program: Program, check_example: bool = True, reasoner: Reas
     r = reasoner if reasoner is not None else Reasoner()
     r.prefer_to_eliminate(s.term for s in program.symbols if s.backed)
     preset_facts.assume(r, program, presets)
+    definitions, first_use = program.definitions()
     verdicts = []
     contradiction = None
     for fact in program.facts:
+        if fact.index == first_use:
+            r.register(definitions)
         verdicts.append(r.decide(fact.term))
         r.assume(fact.term)
         if contradiction is None and r.contradiction:

@@ -8,6 +8,7 @@ from typing import Iterator, Mapping
 
 import attrs
 
+from absint.lang.dag import subterms
 from absint.lang.terms import Sort, Term
 from absint.lang.evaluator import Value
 
@@ -117,3 +118,19 @@ class Program:
 
     def output_map(self) -> Mapping[str, Term]:
         return dict(self.outputs)
+
+    def definitions(self) -> tuple[list[Term], int | None]:
+        """The named long sums (``def`` atoms) the asserts use, oldest first, and the index
+        of the first assert that uses one: a reasoner told them there relates ``start_k``
+        to the total before the last split names it (and not earlier, when facts on the
+        sums' atoms would re-read every long sum)."""
+        seen: set[int] = set()
+        out: list[Term] = []
+        first = None
+        for fact in self.facts:
+            for s in subterms(fact.term, skip=seen):
+                seen.add(s.id)
+                if s.kind == "def":
+                    out.append(s)
+                    first = fact.index if first is None else first
+        return sorted(out, key=lambda t: t.id), first

@@ -298,7 +298,7 @@ class _Reader:
             body = self.expr()
             if body.sort is not sort:
                 body = self.coerce(body, sort, i + 4, f"the body of '{name}'")
-            self.consts[name] = body
+            self.consts[name] = body = T.name_long(name, body)
             if name[0] == "o" and _OUTPUT.match(name):
                 self.outputs.append((name, body))
             return
@@ -327,7 +327,7 @@ class _Reader:
             self.fail(f"'{name}' is already defined", token)
         body_token = self.i
         body = self.coerce(self.expr(), sort, body_token, f"the body of '{name}'")
-        self.consts[name] = body
+        self.consts[name] = body = T.name_long(name, body)
         if _OUTPUT.match(name):
             self.outputs.append((name, body))
 
