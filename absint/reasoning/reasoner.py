@@ -104,6 +104,13 @@ class Reasoner:
         the unbacked sizes they define stay the basis and keep their own bounds."""
         self._intake.prefer_to_eliminate(variables)
 
+    def register(self, terms: Iterable[Term]) -> None:
+        """Track these numeric terms from now on (their keys get values that later facts
+        narrow), adding no fact: a named sum's definition is known before it is asked."""
+        for t in terms:
+            self.network.register(self.normalize(t))
+        self.network.propagate()
+
     def assume(self, fact: Term) -> None:
         """Add a Bool fact; it is trusted only in the sense that later verdicts assume it."""
         if fact.sort is not BOOL:
@@ -133,6 +140,7 @@ class Reasoner:
         i = self._open_index(cp)
         del self._checkpoints[i + 1:]
         self._trail.undo_to(cp.position)
+        self.zones.forget()
         network_mark, polyhedral_mark = cp.marks
         self.network.restore(network_mark)
         if self.polyhedral is not None:
@@ -199,6 +207,8 @@ class Reasoner:
         if g.kind == "const":
             return Verdict(Truth.TRUE if g.data else Truth.FALSE, Layer.NORMAL_FORM)
         r = self.entailment.quick_truth(g)
+        if r is None and self.zones.quick_decide(g):
+            return Verdict(Truth.TRUE, Layer.ZONES)
         if r is None:
             r = self.entailment.truth(g)
         if self.contradiction:  # registering the guard's terms can expose one
@@ -212,6 +222,9 @@ class Reasoner:
             if self.polyhedral is not None:
                 self.polyhedral.relational_verdict_elsewhere()
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.ZONES)
+        r = self._through_definitions(g)
+        if r is not None:
+            return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
         if self.polyhedral is not None and relational:
             r = self.polyhedral.decide(g, settled_by_zones=self.zones.settled(g))
             if r is not None:
@@ -220,6 +233,21 @@ class Reasoner:
         if expanded is not None:
             return self._decide_normal(self.normalize(expanded), depth - 1, relational)
         return UNKNOWN
+
+    def _through_definitions(self, g: Term) -> bool | None:
+        """A comparison over named sums, read by layer 1 with each named sum replaced by its
+        definition: ``u0 + u1 <= total`` where ``total`` names ``u0 + ... + u{n-1}``."""
+        if g.kind not in T.COMPARISON_KINDS:
+            return None
+        t = g.args[0]
+        unfolded = T.unfold(t)
+        if unfolded is t:
+            return None
+        u = self.normalize(T.rebuild(g, (unfolded,)))
+        if u.kind == "const":
+            return u.data
+        r = self.entailment.quick_truth(u)
+        return self.entailment.truth(u) if r is None else r
 
     def _junction(self, g: Term, depth: int, relational: bool) -> Verdict:
         """An ``and`` is FALSE when one conjunct is, TRUE when all are (an ``or`` dually);
@@ -258,6 +286,15 @@ class Reasoner:
         if term.sort is BOOL:
             raise TypeError("bounds() takes a numeric term")
         return self.network.bounds(self.normalize(term))
+
+    def value(self, term: Term) -> object:
+        """The abstract value (interval × congruence by default) of a numeric term, which
+        is registered on the way: what a search reads to choose values of the right residue."""
+        if term.sort is BOOL:
+            raise TypeError("value() takes a numeric term")
+        t = self.normalize(term)
+        self.network.register(t)
+        return self.network.value(t)
 
     def upper_bound(self, term: Term, in_terms_of: Iterable[Term]) -> list[Term] | None:
         """Upper bounds of ``term`` over the variables ``in_terms_of`` (and atoms built

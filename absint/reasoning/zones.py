@@ -15,6 +15,15 @@ current keys, so it is as incremental as the network. Sound: every edge is a fac
 consequence of the facts), and a path sums valid inequalities. Over the integers,
 difference constraints are exact, so the verdicts are those of an exact solver on them.
 
+A named sum (a ``def`` atom, :func:`absint.lang.terms.define`) adds differences of its
+own: ``d = x + rest`` with ``rest`` bounded is ``d - x`` in the bounds of ``rest``, and an
+alias ``d = e`` is ``d - e = 0``. A prefix sum ``start_{k+1} = start_k + u_k`` is then a
+chain of differences, and ``start_k <= total`` a path to the total. Searches are cached
+(:data:`MAX_CACHED` of them, dropped on rollback): a distance found earlier is still implied
+by the facts, which only grow, so a question first tries the cached search from its
+source; only when that leaves it open is the search run again. A program asking
+``start_k <= total`` for every ``k`` searches from ``total`` once, not once per ``k``.
+
 A single variable ``x`` is bounded the same way: ``x <= hi(b) + d(b, x)`` and
 ``x >= lo(a) - d(x, a)``. When every search a question ran finished and left it open,
 :meth:`DifferenceBounds.settled` says so: the polyhedral layer then skips a slice that holds
@@ -24,14 +33,20 @@ long chain of open questions used to spend most of its time on.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections import OrderedDict
+from typing import Iterable, Iterator
 
 from absint.lang.terms import Term
 from absint.reasoning.facade import Facade
-from domains.bounds import is_infinite
+from domains.bounds import INF, NEG_INF, is_infinite
 
 #: edge relaxations one shortest-path search may spend (a question runs up to four)
 MAX_RELAXATIONS = 50_000
+#: searches kept for reuse (most recently used first out)
+MAX_CACHED = 4
+#: a definition's body with more atoms than this gives no differences (reading its rest's
+#: bounds costs its length; a prefix sum's body has two atoms)
+SHORT_BODY = 8
 
 
 class DifferenceBounds:
@@ -40,6 +55,12 @@ class DifferenceBounds:
         #: the last guard :meth:`decide` left open although every search it ran finished:
         #: over difference constraints that answer is exact (see :meth:`settled`)
         self._settled_open: Term | None = None
+        #: (source, reverse) -> (epoch, distances): searches kept for reuse
+        self._cache: OrderedDict[tuple[Term, bool], tuple[int, dict[Term, object]]] = OrderedDict()
+
+    def forget(self) -> None:
+        """Drop every kept search: a rollback may have taken back facts they used."""
+        self._cache.clear()
 
     def decide(self, g: Term) -> bool | None:
         """The truth of a normal comparison ``k*(x - y) + c <kind> 0`` or ``k*x + c <kind> 0``, or None."""
@@ -51,6 +72,9 @@ class DifferenceBounds:
             return None
         if p.kind == "lin" and len(p.args) == 2 and tuple(p.data[0]) == (1, -1):
             x, y = p.args
+            quick = self._cached_verdict(g.kind, k, c, x, y)
+            if quick is not None:
+                return quick
             upper, up_done = self._difference_bound(y, x)  # x - y <= upper
             lower, low_done = self._difference_bound(x, y)  # y - x <= lower, so x - y >= -lower
             lo = None if lower is None else -lower
@@ -63,6 +87,19 @@ class DifferenceBounds:
             self._settled_open = g
         return verdict
 
+    def quick_decide(self, g: Term) -> bool | None:
+        """TRUE for a new difference comparison (its key not registered: layer 1 would
+        only read it off its atoms) one definition apart or through a kept search; no new
+        search: cheap enough to ask before layer 1's costlier readings."""
+        if g.kind not in ("le", "lt"):
+            return None
+        k, p, c = self.network.split(g.args[0])
+        if p is None or p.kind != "lin" or len(p.args) != 2 or tuple(p.data[0]) != (1, -1):
+            return None
+        if self.network.key_value(p) is not None:
+            return None
+        return self._cached_verdict(g.kind, k, c, *p.args, search=False)
+
     def settled(self, g: Term) -> bool:
         """Whether :meth:`decide` just left ``g`` open after complete searches: then the
         bounds it found on ``g``'s difference are the tightest the network's difference keys
@@ -71,6 +108,38 @@ class DifferenceBounds:
         system of difference constraints is exact: any value between those bounds is
         reached)."""
         return self._settled_open is g
+
+    def _cached_verdict(self, kind: str, k, c, x: Term, y: Term, search: bool = True) -> bool | None:
+        """A TRUE for ``k*(x - y) + c <kind> 0`` from the direct path alone, through the search
+        that proves it (``x - y`` bounded above when ``k > 0``, below when ``k < 0``), kept
+        from an earlier question when there is one: a long chain is then walked once."""
+        if kind not in ("le", "lt"):
+            return None
+        source, target = (y, x) if k > 0 else (x, y)
+
+        def proves(d) -> bool:  # target - source <= d: the top of k*(x - y) + c
+            top = k * d + c if k > 0 else -k * d + c
+            return top < 0 or (kind == "le" and top == 0)
+
+        if any(w is source and proves(d) for w, d in self._edges(target, reverse=True)):
+            return True  # one definition or key apart: no search
+        for fresh in ((False, True) if search else (False,)):
+            paths = self._cached_paths(source, False, fresh)
+            if paths is not None and target in paths and proves(paths[target]):
+                return True
+        return None
+
+    def _cached_paths(self, source: Term, reverse: bool, fresh: bool) -> dict[Term, object] | None:
+        """The kept search from ``source`` (``fresh``: run it again unless it is current)."""
+        key = (source, reverse)
+        kept = self._cache.get(key)
+        epoch = self.network.epoch
+        if kept is not None and (not fresh or kept[0] == epoch):
+            self._cache.move_to_end(key)
+            return kept[1] if not fresh else None  # a current search was already tried
+        if not fresh and kept is None:
+            return None
+        return self._paths(source, reverse)
 
     def _difference_bound(self, source: Term, target: Term) -> tuple[object | None, bool]:
         """The least ``d`` with ``target - source <= d`` the graph shows (or None), and
@@ -126,20 +195,72 @@ class DifferenceBounds:
                         dist[w] = d
                         nxt.append(w)
             queue = list(dict.fromkeys(nxt))
+        key = (source, reverse)
+        self._cache[key] = (self.network.epoch, dist)
+        self._cache.move_to_end(key)
+        if len(self._cache) > MAX_CACHED:
+            self._cache.popitem(last=False)
         return dist
 
     def _edges(self, u: Term, reverse: bool) -> Iterable[tuple[Term, object]]:
-        """Edges out of ``u`` (into ``u`` with ``reverse``) from bounded difference keys."""
-        for q in self.network.parents(u):
-            if q.kind != "lin" or len(q.args) != 2 or tuple(q.data[0]) != (1, -1):
-                continue
-            a, b = q.args  # q = a - b in [lo, hi]: b -> a (hi), a -> b (-lo)
-            lo, hi = self.network.domain.bounds(self.network.key_value(q))
+        """Edges out of ``u`` (into ``u`` with ``reverse``) from the differences ``u`` is in."""
+        for a, b, lo, hi in self._differences(u):  # a - b in [lo, hi]: b -> a (hi), a -> b (-lo)
             if (u is b) != reverse:
                 if not is_infinite(hi):
                     yield (a if u is b else b), hi
             elif not is_infinite(lo):
                 yield (b if u is a else a), -lo
+
+    def _differences(self, u: Term) -> Iterator[tuple[Term, Term, object, object]]:
+        """``(a, b, lo, hi)``, ``a - b`` in ``[lo, hi]`` with ``u`` one of them: the bounded
+        difference keys over ``u``, and what the named sums over ``u`` (or ``u`` itself) say."""
+        network = self.network
+        if u.kind == "def":
+            yield from self._definition_differences(u, None)
+        for q in network.parents(u):
+            if q.kind == "def":
+                yield from self._definition_differences(q, u)
+            elif q.kind == "lin":
+                if len(q.args) == 2 and tuple(q.data[0]) == (1, -1):
+                    yield (*q.args, *network.domain.bounds(network.key_value(q)))
+                for d in network.parents(q):
+                    if d.kind == "def":
+                        yield from self._definition_differences(d, u)
+
+    def _definition_differences(self, d: Term, only: Term | None) -> Iterator[tuple[Term, Term, object, object]]:
+        """``d - x`` in the bounds of the rest of a definition ``d = x + rest`` (``x`` with
+        coefficient 1, a body of at most :data:`SHORT_BODY` atoms: a prefix sum's), and
+        ``d - e = 0`` for an alias ``e``; with ``only``, those over it."""
+        for arg in d.args:
+            if arg.kind == "const":
+                continue
+            if arg.kind != "lin":
+                if only is None or arg is only:
+                    yield d, arg, 0, 0
+                continue
+            if len(arg.args) > SHORT_BODY or (only is not None and only not in arg.args):
+                continue
+            coefs, c = arg.data
+            for x, v in zip(arg.args, coefs):
+                if v == 1 and (only is None or x is only):
+                    yield d, x, *self._rest_bounds(arg, x)
+
+    def _rest_bounds(self, q: Term, x: Term) -> tuple[object, object]:
+        """The bounds of ``q - x`` for a sum ``q`` over ``x``, from its other atoms' bounds."""
+        coefs, lo = q.data
+        hi = lo
+        network = self.network
+        for a, v in zip(q.args, coefs):
+            if a is x:
+                continue
+            value = network.key_value(a)
+            if value is None:
+                return NEG_INF, INF
+            a_lo, a_hi = network.domain.bounds(value)
+            if v < 0:
+                a_lo, a_hi = a_hi, a_lo
+            lo, hi = lo + v * a_lo, hi + v * a_hi
+        return lo, hi
 
 
 def _min(values):
