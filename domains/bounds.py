@@ -145,6 +145,26 @@ def linear_range(coefs, k: Bound, ranges) -> tuple[Bound, Bound]:
             _exact_sum(k, (mul_bound(c, b if c > 0 else a) for c, (a, b) in zip(coefs, ranges)))
 
 
+class BoundSum:
+    """``k + Σ tᵢ`` over bounds kept one term at a time: finite terms added exactly, infinite
+    ones counted (a sum of lower bounds meets only -inf, of upper bounds only +inf), so a
+    term is taken out again in O(1): a long sum follows one changed operand cheaply."""
+
+    __slots__ = ("finite", "infinite", "infinity")
+
+    def __init__(self, k: Bound, infinity: float):
+        self.finite, self.infinite, self.infinity = k, 0, infinity
+
+    def add(self, t: Bound, times: int = 1) -> None:
+        if type(t) is float:
+            self.infinite += times
+        else:
+            self.finite += times * t
+
+    def total(self) -> Bound:
+        return self.infinity if self.infinite else self.finite
+
+
 def _exact_sum(k: Bound, terms) -> Bound:
     """``k + sum(terms)`` where an infinite term absorbs every finite one (no conversion)."""
     out = k

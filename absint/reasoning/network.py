@@ -30,6 +30,9 @@ from domains.packing import UnionFind
 
 #: propagation steps spent on one fact; past it values stay sound over-approximations
 DEFAULT_BUDGET = 4000
+#: a sum with more operands than this is re-read one changed operand at a time, when the
+#: domain can (``domain.sum_tracker``): a fact on one length of a sum of thousands is O(1)
+LONG_SUM = 16
 
 
 class ValueNetwork:
@@ -49,6 +52,9 @@ class ValueNetwork:
         self.epoch = 0
         self.contradiction = False
         self.exhausted = 0  # propagations cut short by the budget
+        #: operand values read by forward and backward steps: the work facts cost (counted,
+        #: not rolled back; the scaling tests read it instead of timing)
+        self.reads = 0
         self._val: dict[Term, object] = {}
         self._parents: dict[Term, dict[Term, None]] = {}  # insertion-ordered: deterministic
         self._excluded: dict[Term, set] = {}
@@ -58,6 +64,11 @@ class ValueNetwork:
         self._queued: set[Term] = set()
         #: atoms related by some fact or definition (for the polyhedral layer's slices)
         self._blocks = UnionFind()
+        #: long sums' values kept up to date one operand at a time; dropped whenever a value
+        #: may have changed without the sum hearing of it (a rollback, a cut-short propagation)
+        self._sums: dict[Term, object] = {}
+        self._positions: dict[Term, dict[Term, int]] = {}  # a long sum's operand -> its index
+        self._tracker = getattr(domain, "sum_tracker", None)
 
     # ------------------------------------------------------------ reading (the Network protocol)
 
@@ -195,14 +206,19 @@ class ValueNetwork:
             return self.domain.meet(result, prior)
         return self.domain.backward(self._affine_term(k, c, sort), result, (prior,))[0]
 
-    def _forward(self, p: Term):
+    def _forward(self, p: Term, changed: Term | None = None):
+        """``p``'s value from its operands'; ``changed``: the one operand that changed since."""
         kind = p.kind
         d = self.domain
         if kind == "var":
             return d.top(p.sort)
         if kind == "lin":
             val = self._val
+            if len(p.args) > LONG_SUM and self._tracker is not None:
+                return self._long_sum(p, changed)
+            self.reads += len(p.args)
             return d.forward(p, [val[a] for a in p.args])
+        self.reads += len(p.args)
         if kind == "ite":
             c, a, b = p.args
             truth = self.facade.truth(c)
@@ -213,10 +229,25 @@ class ValueNetwork:
             return d.join(self.value(a), self.value(b))
         return d.forward(p, [self.value(a) for a in p.args])
 
+    def _long_sum(self, p: Term, changed: Term | None):
+        """A long sum's value, through its tracker: only ``changed`` is read again."""
+        tracker = self._sums.get(p)
+        if tracker is None or changed is None:
+            self.reads += len(p.args)
+            tracker = self._sums[p] = self._tracker(p, [self._val[a] for a in p.args])
+        else:
+            self.reads += 1
+            positions = self._positions.get(p)
+            if positions is None:
+                positions = self._positions[p] = {a: i for i, a in enumerate(p.args)}
+            tracker.replace(positions[changed], self._val[changed])
+        return tracker.value()
+
     def _backward(self, p: Term) -> None:
         kind = p.kind
         if kind == "var":
             return
+        self.reads += len(p.args)
         val = self._val
         if kind == "lin":
             new = self.domain.backward(p, val[p], [val[a] for a in p.args])
@@ -316,13 +347,14 @@ class ValueNetwork:
                 self.exhausted += bool(work) and not self.contradiction
                 work.clear()
                 queued.clear()
+                self._sums.clear()  # operands narrowed and never popped: their sums did not hear
                 return
             p = work.popleft()
             queued.discard(p)
             steps += 1
             for q in parents.get(p, ()):
                 if q in val:
-                    self._narrow(q, self._forward(q))
+                    self._narrow(q, self._forward(q, p))
             self._backward(p)
 
     # ------------------------------------------------------------ substitution
@@ -357,6 +389,7 @@ class ValueNetwork:
         trail = self.trail
         v = self._val.pop(old)
         trail.push(self._val.__setitem__, old, v)
+        self._sums.pop(old, None)
         excluded = self._excluded.pop(old, None)
         if excluded is not None:
             trail.push(self._excluded.__setitem__, old, excluded)
@@ -395,6 +428,7 @@ class ValueNetwork:
         self._blocks.undo_to(position)
         self._work.clear()
         self._queued.clear()
+        self._sums.clear()
 
     def stop_recording(self) -> None:
         """No checkpoint is open any more: the blocks keep no journal."""

@@ -140,9 +140,11 @@ class PolyhedralLayer:
         differences_only = True
         for a in atoms:
             for q in self.network.parents(a):
-                if q.kind != "lin" or q in seen or not all(x in index for x in q.args):
+                if q.kind != "lin" or q in seen:
                     continue
-                seen.add(q)
+                seen.add(q)  # a key over atoms outside the slice is looked at once
+                if not all(x in index for x in q.args):
+                    continue
                 lo, hi = self.network.domain.bounds(self.network.key_value(q))
                 if is_infinite(lo) and is_infinite(hi):
                     continue
