@@ -261,7 +261,7 @@ class Labelling:
         lo, hi = self.r.bounds(t)
         if t.sort is not INT or lo == hi:
             return Domain(lo, hi)
-        v = self.r.network.value(self.r.normalize(t))
+        v = self.r.value(t)
         m = getattr(v, "modulus", 1)
         if not isinstance(m, int) or m < 1:
             return Domain(lo, hi)
