@@ -176,6 +176,8 @@ class ValueNetwork:
                 self._blocks.union_all(children if p.kind == "lin" else [p, *children])
             value = self._forward(p)  # may register keys of an ite's condition first
             self.trail.set_item(self._val, p, value)
+            if p.kind == "def":
+                self.epoch += 1  # a definition is a relation the difference searches now see
 
     def _add_parent(self, child: Term, p: Term) -> None:
         ps = self._parents.get(child)

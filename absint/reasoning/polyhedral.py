@@ -154,6 +154,31 @@ class PolyhedralLayer:
                 out.extend(_within(dict(zip(q.args, coefs)), c, lo, hi, index))
         return out, differences_only
 
+    def _differences_only(self, atoms: list[Term]) -> bool:
+        """``Slice.differences_only`` of the slice over ``atoms``, without building it: every
+        atom a variable without a congruence, every bounded key over them a difference or
+        implied by its atoms' bounds (what :meth:`_constraints` would find)."""
+        network = self.network
+        for a in atoms:
+            v = network.key_value(a)
+            if a.kind != "var" or (v is not None and getattr(v, "modulus", 1) > 1 and v.lo != v.hi):
+                return False
+        inside = set(atoms)
+        seen: set[Term] = set()
+        for a in atoms:
+            for q in network.parents(a):
+                if q.kind != "lin" or q in seen:
+                    continue
+                seen.add(q)
+                if not all(x in inside for x in q.args):
+                    continue
+                lo, hi = network.domain.bounds(network.key_value(q))
+                if is_infinite(lo) and is_infinite(hi):
+                    continue
+                if not ((len(q.args) == 2 and tuple(q.data[0]) == (1, -1)) or self._box_implies(q, lo, hi)):
+                    return False
+        return True
+
     def _box_implies(self, q: Term, lo, hi) -> bool:
         """Whether ``lo <= q <= hi`` follows from its atoms' own bounds (a key a question
         registered, such as PyTorch's ``-size <= start``, whose bounds were only read off
@@ -224,16 +249,13 @@ class PolyhedralLayer:
         atoms = self._slice(list(coefs))
         if atoms is None:
             return None
-        s = None
-        if settled_by_zones:
-            s = self._constraints(atoms)
-            if s.differences_only:
-                self.left_to_zones += 1
-                return None
+        if settled_by_zones and self._differences_only(atoms):
+            self.left_to_zones += 1
+            return None
         self._candidates += 1
         if self._candidates % (1 + self._misses // BACKOFF_STREAK):
             return None
-        s = s or self._constraints(atoms)
+        s = self._constraints(atoms)
         if not s.relational:
             return None
         self.queries += 1

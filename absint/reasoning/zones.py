@@ -42,8 +42,8 @@ from domains.bounds import INF, NEG_INF, is_infinite
 
 #: edge relaxations one shortest-path search may spend (a question runs up to four)
 MAX_RELAXATIONS = 50_000
-#: searches kept for reuse (most recently used first out)
-MAX_CACHED = 4
+#: searches kept for reuse (least recently used out): a question runs up to four
+MAX_CACHED = 8
 #: a definition's body with more atoms than this gives no differences (reading its rest's
 #: bounds costs its length; a prefix sum's body has two atoms)
 SHORT_BODY = 8
@@ -130,20 +130,24 @@ class DifferenceBounds:
         return None
 
     def _cached_paths(self, source: Term, reverse: bool, fresh: bool) -> dict[Term, object] | None:
-        """The kept search from ``source`` (``fresh``: run it again unless it is current)."""
-        key = (source, reverse)
-        kept = self._cache.get(key)
-        epoch = self.network.epoch
-        if kept is not None and (not fresh or kept[0] == epoch):
-            self._cache.move_to_end(key)
-            return kept[1] if not fresh else None  # a current search was already tried
-        if not fresh and kept is None:
+        """The kept search from ``source``, however old (``fresh``: the current one, run
+        unless it is kept; None when the kept one was already current: nothing new)."""
+        kept = self._cache.get((source, reverse))
+        if not fresh:
+            return None if kept is None else kept[1]
+        if kept is not None and kept[0] == self.network.epoch:
             return None
         return self._paths(source, reverse)
 
     def _difference_bound(self, source: Term, target: Term) -> tuple[object | None, bool]:
         """The least ``d`` with ``target - source <= d`` the graph shows (or None), and
-        whether both searches finished."""
+        whether both searches finished. No search is run from a side no path can leave: a
+        ``target`` nothing leads to (no edge in, no upper bound), or a ``source`` that leads
+        nowhere (no edge out, no lower bound), as a fresh size has: a chain of ``N`` facts
+        ``u_i <= u_{i+1}``, each asked before it is assumed, would otherwise walk the chain
+        once per fact."""
+        if source is not target and (self._dead_end(target, reverse=True) or self._dead_end(source, reverse=False)):
+            return None, True
         out = self._paths(source, reverse=False)
         if out is None:
             return None, False
@@ -155,6 +159,13 @@ class DifferenceBounds:
             if via_zero is not None and to_target is not None:
                 best = via_zero + to_target if best is None else min(best, via_zero + to_target)
         return best, back is not None
+
+    def _dead_end(self, u: Term, reverse: bool) -> bool:
+        """No edge out of ``u`` (into it, with ``reverse``) and no bound of ``u`` to zero on
+        that side (a lower one going out, an upper one coming in)."""
+        if self._bound(u, upper=reverse) is not None:
+            return False
+        return next(iter(self._edges(u, reverse)), None) is None
 
     def _atom_bound(self, x: Term, upper: bool) -> tuple[object | None, bool]:
         """The tightest bound on ``x`` through the graph: ``x <= hi(b) + d(b, x)`` (upper)
@@ -177,7 +188,21 @@ class DifferenceBounds:
 
     def _paths(self, source: Term, reverse: bool) -> dict[Term, object] | None:
         """Shortest path lengths from ``source`` (to it, with ``reverse``); None when the
-        budget runs out or a negative cycle shows the facts contradictory."""
+        budget runs out or a negative cycle shows the facts contradictory. A search kept
+        from this epoch is reused: questions on one pair come in groups (``x - y == 0``,
+        ``== 1``, ``< 2``, ...) between two facts."""
+        key = (source, reverse)
+        kept = self._cache.get(key)
+        if kept is None or kept[0] != self.network.epoch:
+            kept = (self.network.epoch, self._search(source, reverse))
+            self._cache[key] = kept
+            if len(self._cache) > MAX_CACHED:
+                self._cache.popitem(last=False)
+        self._cache.move_to_end(key)
+        return kept[1]
+
+    def _search(self, source: Term, reverse: bool) -> dict[Term, object] | None:
+        """Bellman-Ford by rounds from ``source``, within :data:`MAX_RELAXATIONS`."""
         dist: dict[Term, object] = {source: 0}
         queue = [source]
         spent = 0
@@ -195,11 +220,6 @@ class DifferenceBounds:
                         dist[w] = d
                         nxt.append(w)
             queue = list(dict.fromkeys(nxt))
-        key = (source, reverse)
-        self._cache[key] = (self.network.epoch, dist)
-        self._cache.move_to_end(key)
-        if len(self._cache) > MAX_CACHED:
-            self._cache.popitem(last=False)
         return dist
 
     def _edges(self, u: Term, reverse: bool) -> Iterable[tuple[Term, object]]:
