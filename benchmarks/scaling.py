@@ -14,7 +14,8 @@ Three families of generated programs (``benchmarks.generators``), each at sizes 
 
 Each program is written to a file and run as ``absint analyze FILE`` in a process of its own;
 the table gives that process's CPU seconds (user + sys, the interpreter's start included) and
-peak memory (its largest resident set, the worker's included), the ratio to the size before
+peak memory (its largest resident set, the worker's included; a child's peak starts at the
+size of the process it was forked from, so every run starts from a small forkserver worker), the ratio to the size before
 (2.0 is linear, 4.0 quadratic), the implied guards proved, and Z3 on the same file (asked
 assert by assert, as ``absint compare`` does) up to ``--z3-up-to``. Exit 1 when a guard the
 generator knows implied is not proved.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import re
 import subprocess
@@ -83,27 +85,36 @@ def run_absint(path: Path) -> tuple[str, float, float]:
     return record["verdicts"], usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+_Z3 = """import json, sys
+from absint.compare.z3_solver import run_file
+r = run_file(open(sys.argv[1], 'rb').read(), timeout_ms=1000, budget_s=3600.0)
+print(json.dumps(None if r.error else [r.letters, r.total_seconds]))
+"""
+
+
 def run_z3(path: Path) -> tuple[str, float] | None:
+    """Z3's letters and CPU seconds, in a process of its own."""
     try:
-        from absint.compare.z3_solver import run_file
+        import z3  # noqa: F401
     except ImportError:
         return None
-    result = run_file(path.read_bytes(), timeout_ms=1000, budget_s=3600.0)
-    return (None, 0.0) if result.error else (result.letters, result.total_seconds)
+    out = subprocess.run([sys.executable, "-c", _Z3, str(path)], capture_output=True, text=True, check=True)
+    found = json.loads(out.stdout)
+    return (None, 0.0) if found is None else tuple(found)
 
 
-def measure(family: str, sizes: list[int], z3_up_to: int, tmp: Path) -> list[dict]:
+def measure(family: str, sizes: list[int], z3_up_to: int, tmp: Path, pool) -> list[dict]:
     rows = []
     for n in sizes:
         gen = build(family, n)
         path = tmp / f"{family}_{n}.smt2"
         path.write_text(gen.text)
-        letters, cpu, mb = run_absint(path)
+        letters, cpu, mb = pool.apply(run_absint, (path,))
         implied = [i for i, c in enumerate(gen.claims) if c == "T"]
         row = {"family": family, "n": n, "asserts": len(gen.claims), "implied": len(implied),
                "proved": sum(letters[i] == "T" for i in implied), "cpu": cpu, "mb": mb}
         if n <= z3_up_to:
-            z = run_z3(path)
+            z = pool.apply(run_z3, (path,))
             if z is not None and z[0] is not None:
                 row["z3_cpu"], row["z3_proved"] = z[1], sum(z[0][i] == "T" for i in implied)
         if rows:
@@ -173,9 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(x) for x in args.sizes.split(",") if x]
     print(_HEADER)
     rows: list[dict] = []
-    with tempfile.TemporaryDirectory() as tmp:
+    # runs start from a small forkserver worker: a process's peak memory counts the size of the
+    # process it was forked from, and this one grows with the programs it generates
+    with tempfile.TemporaryDirectory() as tmp, multiprocessing.get_context("forkserver").Pool(1) as pool:
         for family in families:
-            rows += measure(family, sizes, args.z3_up_to, Path(tmp))
+            rows += measure(family, sizes, args.z3_up_to, Path(tmp), pool)
     if args.markdown:
         Path(args.markdown).write_text(markdown(rows))
     if args.plot:

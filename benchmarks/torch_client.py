@@ -32,12 +32,12 @@ def _cell(o) -> str:
     return "DDE" if o.data_dependent else o.error or "error"
 
 
-def traced_run(p, how: str, absint: bool):
+def traced_run(p, how: str, absint: bool, mode: str = "fallback"):
     """One traced run, from a collected heap: a full collection of the process's (torch's)
     heap that an earlier run made due takes ~0.4 s and would be charged to whatever runs
     when it strikes, absint's questions included."""
     gc.collect()
-    return tp.run(p, how, absint=absint)
+    return tp.run(p, how, absint=absint, mode=mode)
 
 
 def measure(programs, hows) -> list[dict]:

@@ -132,3 +132,79 @@ def test_sorted_offsets_lose_every_slice_end_assert_but_the_users_own():
     assert r["asserts_off"] - r["asserts_on"] == n - 2  # o[n-2] <= size is the user's last _check
     split = torch_scale.measure(torch_scale.split_program(n), "export")
     assert split["ok_on"] and split["asserts_on"] == split["asserts_off"]  # only the user's own _checks
+
+
+# ---------------------------------------------------------------- primary mode: absint first
+
+PRIMARY_CASES = SHADOW_CASES
+
+
+@pytest.mark.parametrize("p,how", PRIMARY_CASES, ids=[f"{p.name}-{how}" for p, how in PRIMARY_CASES])
+def test_primary_mode_traces_what_pytorch_traces_with_no_more_guards(p, how):
+    """absint answers first: every program PyTorch traces alone still traces, with no guard or
+    runtime assert more, and every TRUE/FALSE holds at the example point (check mode)."""
+    off = tp.run(p, how, absint=False)
+    primary = tp.run(p, how, absint=True, mode="primary", check=True)
+    s = primary.stats
+    assert s["check_failures"] == 0 and not s["errors"], s
+    if off.ok:
+        assert primary.ok, (primary.error, s)
+        assert primary.guards <= off.guards and primary.asserts <= off.asserts, (off, primary)
+    assert primary.data_dependent <= off.data_dependent
+
+
+def _counting_original(monkeypatch) -> list:
+    """PyTorch's own method, counting its calls (installed under absint's wrapper)."""
+    original = ShapeEnv.__dict__["_maybe_evaluate_static"]
+    calls: list = []
+
+    import functools
+
+    @functools.wraps(original)
+    def counted(self, expr, *args, **kwargs):
+        calls.append(kwargs)
+        return original(self, expr, *args, **kwargs)
+
+    monkeypatch.setattr(ShapeEnv, "_maybe_evaluate_static", counted)
+    return calls
+
+
+def test_primary_mode_answers_without_pytorchs_evaluation(monkeypatch):
+    calls = _counting_original(monkeypatch)
+    p = next(q for q in tp.PROGRAMS if q.name == "chain12_if")
+    out = tp.run(p, "export", absint=True, mode="primary")
+    s = out.stats
+    assert out.ok and s["answered"] > 0
+    plain = [c for c in calls if not any(k in c and c[k] not in (None, False) for k in
+                                         ("axioms", "var_to_range", "compute_hint", "unbacked_only"))]
+    # PyTorch evaluated only the plain questions absint could not read or left to it
+    assert len(plain) == s["unread"] + s["unknown_to_torch"], (len(plain), s)
+    assert s["asked"] == s["answered"] + s["unread"] + s["final_unknown"] + s["unknown_to_torch"], s
+
+
+def test_primary_mode_sends_unknowns_to_pytorch_when_asked_to(monkeypatch):
+    calls = _counting_original(monkeypatch)
+    p = next(q for q in tp.PROGRAMS if q.name == "chain12_if")
+    out = tp.run(p, "export", absint=True, mode="primary", unknown="ask_torch")
+    s = out.stats
+    assert out.ok and s["final_unknown"] == 0 and s["unknown_to_torch"] > 0
+    with pytest.raises(ValueError, match="unknown"):
+        absint_torch.install("primary", unknown="never")
+
+
+def test_a_size_oblivious_unknown_goes_to_pytorch():
+    """Under size_oblivious PyTorch assumes a size-like unbacked symbol is >= 2: ``u0 == 1`` is
+    False there, which absint cannot know; primary mode must ask PyTorch, not answer None."""
+    import sympy
+
+    answers = []
+    for mode in (None, "primary"):
+        if mode:
+            absint_torch.install(mode)
+        se = ShapeEnv()
+        u0 = se.create_unbacked_symint().node.expr
+        se._constrain_range_for_size(u0)
+        question = sympy.Eq(u0, 1)
+        answers.append((se._maybe_evaluate_static(question), se._maybe_evaluate_static(question, size_oblivious=True)))
+    assert answers[0] == answers[1] == (None, sympy.false)
+    assert absint_torch.stats()["final_unknown"] == 1 and absint_torch.stats()["unknown_to_torch"] == 1

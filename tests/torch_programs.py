@@ -397,6 +397,7 @@ class Outcome:
     guards: int = 0
     asserts: int = 0
     seconds: float = 0.0
+    cpu: float = 0.0  # process CPU seconds of the traced call
     stats: dict = field(default_factory=dict)
     artifact: Callable | None = None
 
@@ -448,7 +449,7 @@ RUNNERS = {"export": _export, "compile": _compile}
 
 
 def run(p: Program, how: str, absint: bool, check: bool = False, mode: str = "fallback",
-        real: bool = False) -> Outcome:
+        real: bool = False, unknown: str = "final") -> Outcome:
     """Trace ``p`` (export or compile) with absint installed (``mode``) or not; the artifact,
     the counts, the error if tracing failed. absint stays installed only while tracing: a
     compiled function that recompiles is called under :func:`call`. ``real``: fake tensors
@@ -459,10 +460,10 @@ def run(p: Program, how: str, absint: bool, check: bool = False, mode: str = "fa
 
     with dynamo_config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True), \
             functorch_config.patch(fake_tensor_propagate_real_tensors=real):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             if absint:
-                with absint_torch.enabled(mode, check=check):
+                with absint_torch.enabled(mode, check=check, unknown=unknown):
                     out = RUNNERS[how](p)
                     out.stats = absint_torch.stats()
             else:
@@ -470,6 +471,7 @@ def run(p: Program, how: str, absint: bool, check: bool = False, mode: str = "fa
         except Exception as e:  # noqa: BLE001 - the outcome is what is measured
             out = Outcome(False, type(e).__name__, _is_data_dependent(e), stats=absint_torch.stats() if absint else {})
         out.seconds = time.perf_counter() - start
+        out.cpu = time.process_time() - cpu
     return out
 
 

@@ -1,6 +1,6 @@
 """absint inside PyTorch: the only package of absint that imports torch (always lazily).
 
-``install(mode="fallback"|"shadow", check=False)``, ``uninstall()``, ``enabled(...)``,
+``install(mode="fallback"|"shadow"|"primary", check=False, unknown="final")``, ``uninstall()``, ``enabled(...)``,
 ``stats()``, ``disagreements()``, ``record(path)`` (:mod:`.client`); the torch-free
 :class:`~absint.torch.bridge.ShapeEnvBridge`; :func:`~absint.torch.trace.replay` of recorded
 traces. ``ABSINT_TORCH=fallback python -m absint.torch script.py`` runs a script with it

@@ -1,7 +1,8 @@
-"""``ABSINT_TORCH=fallback|shadow python -m absint.torch script.py [args]``: run a script with
-absint installed in PyTorch's ShapeEnv, then print what it did on stderr.
+"""``ABSINT_TORCH=fallback|shadow|primary python -m absint.torch script.py [args]``: run a
+script with absint installed in PyTorch's ShapeEnv, then print what it did on stderr.
 
-``ABSINT_TORCH_CHECK=1`` turns on the check at the example point; ``ABSINT_TORCH_RECORD=PATH``
+``ABSINT_TORCH_CHECK=1`` turns on the check at the example point; ``ABSINT_TORCH_UNKNOWN=ask_torch``
+sends primary mode's UNKNOWNs to PyTorch (default ``final``); ``ABSINT_TORCH_RECORD=PATH``
 records the sessions as JSONL (see ``docs/torch.md``).
 """
 
@@ -14,7 +15,7 @@ import sys
 
 from absint.torch import client
 
-USAGE = "usage: ABSINT_TORCH=fallback|shadow python -m absint.torch script.py [args...]"
+USAGE = "usage: ABSINT_TORCH=fallback|shadow|primary python -m absint.torch script.py [args...]"
 
 
 def main(argv: list[str]) -> int:
@@ -25,9 +26,14 @@ def main(argv: list[str]) -> int:
     if mode not in client.MODES:
         print(f"ABSINT_TORCH must be one of {', '.join(client.MODES)}, not {mode!r}\n{USAGE}", file=sys.stderr)
         return 2
+    unknown = os.environ.get("ABSINT_TORCH_UNKNOWN", "final")
+    if unknown not in client.UNKNOWN_POLICIES:
+        print(f"ABSINT_TORCH_UNKNOWN must be one of {', '.join(client.UNKNOWN_POLICIES)}, not {unknown!r}",
+              file=sys.stderr)
+        return 2
     if os.environ.get("ABSINT_TORCH_RECORD"):
         client.record(os.environ["ABSINT_TORCH_RECORD"], label=os.path.basename(argv[0]))
-    client.install(mode, check=os.environ.get("ABSINT_TORCH_CHECK", "") not in ("", "0"))
+    client.install(mode, check=os.environ.get("ABSINT_TORCH_CHECK", "") not in ("", "0"), unknown=unknown)
     sys.argv = list(argv)
     try:
         runpy.run_path(argv[0], run_name="__main__")

@@ -8,7 +8,14 @@ first; then, for a *plain* call only (:mod:`.policy`):
 * ``mode="fallback"``: when PyTorch answers None, absint is asked (:mod:`.bridge`):
   TRUE -> ``sympy.true``, FALSE -> ``sympy.false``, UNKNOWN -> None;
 * ``mode="shadow"``: absint is asked on every plain call, PyTorch's answer is returned
-  unchanged, and opposite answers are recorded (:func:`disagreements`).
+  unchanged, and opposite answers are recorded (:func:`disagreements`);
+* ``mode="primary"``: absint is asked *first*, and its TRUE/FALSE is returned without
+  calling PyTorch's evaluation (the sympy work a compile waits for). A question absint
+  could not read completely (a class it does not know, an error, an integer-valued
+  expression, contradictory facts) goes to PyTorch. An UNKNOWN on a question it read is
+  final (``unknown="final"``: None, as PyTorch answers what it cannot decide) or goes to
+  PyTorch (``unknown="ask_torch"``); a ``size_oblivious`` call's UNKNOWN always goes to
+  PyTorch, which assumes more there (size-like unbacked symbols >= 2) than absint knows.
 
 ``check=True`` evaluates every TRUE/FALSE of absint at the example point (backed hints, and
 real unbacked values where PyTorch has them): a mismatch answers None and is recorded.
@@ -32,7 +39,12 @@ from absint.torch.bridge import Answer, ShapeEnvBridge
 from absint.torch.counters import Disagreement, Stats
 from absint.torch.trace import Recorder
 
-MODES = ("fallback", "shadow")
+MODES = ("fallback", "shadow", "primary")
+UNKNOWN_POLICIES = ("final", "ask_torch")
+#: what ``_Installation.first`` returns when PyTorch must answer
+ASK_TORCH = object()
+#: answers that say absint did not read the question completely
+_UNREAD = frozenset({"gap", "error", "not-boolean", "contradiction", "check-failed"})
 _TRUTH_WORD = {Truth.TRUE: "true", Truth.FALSE: "false", Truth.UNKNOWN: "unknown"}
 
 
@@ -44,6 +56,7 @@ class _Installation:
     check: bool
     original: Callable
     torch_version: str
+    unknown: str = "final"
     stats: Stats = attrs.Factory(Stats)
     bridges: dict = attrs.Factory(dict)  # id(shape env) -> (weakref to it, its bridge)
     local: threading.local = attrs.Factory(threading.local)
@@ -81,6 +94,28 @@ class _Installation:
             self.stats.answered += 1
             return sympy.true if a.truth is Truth.TRUE else sympy.false
         return result
+
+    def first(self, se: Any, expr, size_oblivious: bool):
+        """Primary mode: absint's answer before PyTorch's, or :data:`ASK_TORCH`."""
+        if getattr(self.local, "busy", False):
+            return ASK_TORCH
+        self.local.busy = True
+        try:
+            a = self._ask(se, expr, "not-asked")
+        finally:
+            self.local.busy = False
+        s = self.stats
+        if a.truth is not Truth.UNKNOWN:
+            s.answered += 1
+            return sympy.true if a.truth is Truth.TRUE else sympy.false
+        if a.by in _UNREAD:
+            s.unread += 1
+            return ASK_TORCH
+        if self.unknown == "final" and not size_oblivious:
+            s.final_unknown += 1
+            return None
+        s.unknown_to_torch += 1
+        return ASK_TORCH
 
     def _ask(self, se: Any, expr, torch_word: str) -> Answer:
         b = self.bridge(se)
@@ -121,9 +156,18 @@ def _wrapper(inst: _Installation) -> Callable:
 
     @functools.wraps(original)  # keeps cache_clear/cache_info of PyTorch's _lru_cache
     def _maybe_evaluate_static(self, expr, *args, **kwargs):
+        plain = policy.plain_call(args, kwargs)
+        if plain and inst.mode == "primary":
+            first = inst.first(self, expr, bool(kwargs.get("size_oblivious", False)))
+            if first is not ASK_TORCH:
+                return first
         result = original(self, expr, *args, **kwargs)
-        if not policy.plain_call(args, kwargs):
+        if not plain:
             inst.stats.passed_through += 1
+            return result
+        if inst.mode == "primary":  # PyTorch answers what absint could not read (or left open)
+            if result is not None:
+                inst.stats.torch_decided += 1
             return result
         return inst.answer(self, expr, result)
 
@@ -131,13 +175,16 @@ def _wrapper(inst: _Installation) -> Callable:
     return _maybe_evaluate_static
 
 
-def install(mode: str = "fallback", *, check: bool = False) -> None:
-    """Wrap ``ShapeEnv._maybe_evaluate_static`` (see the module docstring). Installing again
+def install(mode: str = "fallback", *, check: bool = False, unknown: str = "final") -> None:
+    """Wrap ``ShapeEnv._maybe_evaluate_static`` (see the module docstring); ``unknown``: what
+    primary mode does with an UNKNOWN (``final`` or ``ask_torch``). Installing again
     replaces the previous installation. Raises :class:`~absint.torch.policy.UnsupportedTorch`
     when the installed torch's method has another signature than the one absint knows."""
     global _current, _last_stats
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if unknown not in UNKNOWN_POLICIES:
+        raise ValueError(f"unknown must be one of {', '.join(UNKNOWN_POLICIES)}, not {unknown!r}")
     import torch
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
@@ -146,7 +193,7 @@ def install(mode: str = "fallback", *, check: bool = False) -> None:
             _uninstall_locked()
         original = ShapeEnv.__dict__["_maybe_evaluate_static"]
         policy.check_signature(original, torch.__version__)
-        inst = _Installation(mode, bool(check), original, torch.__version__)
+        inst = _Installation(mode, bool(check), original, torch.__version__, unknown)
         ShapeEnv._maybe_evaluate_static = _wrapper(inst)
         _current, _last_stats = inst, inst.stats
 
@@ -173,16 +220,16 @@ def installed() -> str | None:
 
 
 @contextlib.contextmanager
-def enabled(mode: str = "fallback", *, check: bool = False) -> Iterator[None]:
+def enabled(mode: str = "fallback", *, check: bool = False, unknown: str = "final") -> Iterator[None]:
     """``with enabled("shadow"): ...``: installed inside the block; the previous state after it."""
-    before = None if _current is None else (_current.mode, _current.check)
-    install(mode, check=check)
+    before = None if _current is None else (_current.mode, _current.check, _current.unknown)
+    install(mode, check=check, unknown=unknown)
     try:
         yield
     finally:
         uninstall()
         if before is not None:
-            install(before[0], check=before[1])
+            install(before[0], check=before[1], unknown=before[2])
 
 
 def stats() -> dict:

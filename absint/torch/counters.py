@@ -34,7 +34,10 @@ class Stats:
     torch_decided: int = 0  # plain calls PyTorch answered itself
     decided: Counter = attrs.Factory(Counter)  # absint TRUE/FALSE, by layer
     routes: Counter = attrs.Factory(Counter)  # absint TRUE/FALSE, by reasoner (entry/full)
-    answered: int = 0  # fallback: None from PyTorch turned into true/false
+    answered: int = 0  # fallback: None from PyTorch turned into true/false; primary: absint's true/false
+    unread: int = 0  # primary: questions absint could not read completely, sent to PyTorch
+    final_unknown: int = 0  # primary: UNKNOWN returned as None without asking PyTorch
+    unknown_to_torch: int = 0  # primary: UNKNOWN sent to PyTorch (ask_torch, size_oblivious)
     undecided: int = 0  # absint UNKNOWN (or could not read the question)
     gaps: Counter = attrs.Factory(Counter)  # sympy classes absint cannot read, in questions
     fact_gaps: Counter = attrs.Factory(Counter)  # the same, in facts (left out)
@@ -50,7 +53,8 @@ class Stats:
         return {
             "asked": self.asked, "passed_through": self.passed_through, "torch_decided": self.torch_decided,
             "decided_by_layer": dict(self.decided), "decided_by_route": dict(self.routes),
-            "answered": self.answered, "undecided": self.undecided,
+            "answered": self.answered, "undecided": self.undecided, "unread": self.unread,
+            "final_unknown": self.final_unknown, "unknown_to_torch": self.unknown_to_torch,
             "gaps": dict(self.gaps), "fact_gaps": dict(self.fact_gaps), "errors": dict(self.errors),
             "rebuilds": self.rebuilds, "check_failures": self.check_failures,
             "sync_seconds": self.sync_seconds, "decide_seconds": self.decide_seconds,

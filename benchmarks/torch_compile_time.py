@@ -1,0 +1,228 @@
+"""Does absint make PyTorch's compiles faster? Process CPU of traced calls, absint off and on.
+
+    python -m benchmarks.torch_compile_time [--programs offsets,split,...] [--modes off,fallback,primary,shadow]
+                                            [--repeat 1] [--markdown OUT.md] [--json]
+
+Programs of this project's own, in the style of PyTorch's compile-time benchmarks
+(``benchmarks/dynamo/pr_time_benchmarks`` in PyTorch's repository), each at two sizes so the
+growth shows:
+
+* ``offsets``: sorted offsets ``o = offs.tolist()``, ``o[0] == 0``, a chain of ``o[i] <= o[i+1]``,
+  ``o[-1] == size``, one ``narrow`` per slice (``torch.export``);
+* ``split``: ``lengths.tolist()``, each ``>= 0``, ``sum == size``, ``values.split(lengths)`` (export);
+* ``unbind_split_flip_cat``: per iteration, a sizes tensor unbound into ``.item()`` sizes, each
+  checked ``>= 0``, a split by them, every piece flipped, all concatenated (export);
+* ``update_hint``: ``.tolist()`` sizes, ``_check_is_size`` and ``<= N`` each, a split (compile);
+* ``symint_sum``: the sum of ``.tolist()`` values into a tensor (compile);
+* ``sum_floordiv``: the sum of ``.item()`` values, floor-divided by 2 (strict export).
+
+Each (program, size, mode) runs in a fresh interpreter (PyTorch's sympy caches are
+per process: a second trace in one process is cheaper than the first), after a warm-up
+trace of a tiny program there; the figure is that process's CPU seconds for the traced call
+alone. Modes: ``off`` (PyTorch alone) and absint.torch's ``fallback``, ``primary`` (with
+``unknown="final"``), ``shadow``. The table gives CPU per mode, the ratio to ``off``, whether the
+trace succeeded, runtime asserts and guards, and absint's counters (asked, answered, PyTorch
+decided, sent to PyTorch). Exit 1 when a mode fails where ``off`` succeeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SIZES = {"offsets": (64, 128), "split": (64, 128), "unbind_split_flip_cat": (5, 10), "update_hint": (20, 40),
+         "symint_sum": (100, 200), "sum_floordiv": (50, 100)}
+MODES = ("off", "fallback", "primary", "shadow")
+
+
+# ---------------------------------------------------------------- the programs (run in the child)
+
+
+def _program(name: str, n: int):
+    """``(how, program)``: ``how`` is ``export``, ``strict`` (strict export) or ``compile``;
+    the program a ``tests/torch_programs.Program`` (function, example, dynamic dims)."""
+    import torch
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import torch_programs as tp
+    from benchmarks.torch_scale import offsets_program, split_program
+
+    if name in ("offsets", "split"):
+        return "export", (offsets_program if name == "offsets" else split_program)(n)
+    if name == "unbind_split_flip_cat":
+        return "export", tp.Program(name, "jagged", _unbind_split_flip_cat(n), _sized_batches(n, 32), ((), ()))
+    if name == "update_hint":
+        def update_hint(a, b):
+            xs = b.tolist()
+            for x in xs:
+                torch._check_is_size(x)
+                torch._check(x <= n)
+            return a.split(xs)
+
+        splits = torch.tensor([(7 * i) % 10 for i in range(n)])
+        return "compile", tp.Program(name, "jagged", update_hint, (torch.randn(int(splits.sum())), splits), ())
+    if name == "symint_sum":
+        def symint_sum(a):
+            return torch.tensor(sum(a.tolist()))
+
+        return "compile", tp.Program(name, "item", symint_sum, (torch.tensor([(3 * i) % 10 for i in range(n)]),), ())
+    if name == "sum_floordiv":
+        def sum_floordiv(x):
+            return sum(t.item() for t in x) // 2
+
+        return "strict", tp.Program(name, "item", sum_floordiv, ([torch.tensor(i + 2) for i in range(n)],), ())
+    raise ValueError(f"unknown program {name!r}")
+
+
+def _unbind_split_flip_cat(iterations: int):
+    import torch
+
+    def unbind_split_flip_cat(sizes, data):
+        out = []
+        for i in range(iterations):
+            items = [t.item() for t in torch.unbind(sizes[i].to(torch.int64))]
+            for x in items:
+                torch._check(x >= 0)
+            pieces = torch.split(data[i], items)
+            out.append(torch.cat([torch.flip(p, [0]) for p in pieces]))
+        return out
+
+    return unbind_split_flip_cat
+
+
+def _sized_batches(iterations: int, batch: int):
+    import torch
+
+    sizes = [torch.tensor([1 + (i * 7 + j * 3) % 9 for j in range(batch)]) for i in range(iterations)]
+    return sizes, [torch.arange(int(s.sum())) for s in sizes]
+
+
+def _trace(how: str, p):
+    """The traced call; returns (runtime asserts in the graph, guards)."""
+    import torch
+    import torch_programs as tp
+
+    if how == "strict":
+        class M(torch.nn.Module):
+            def forward(self, *args):
+                return p.fn(*args)
+
+        ep = torch.export.export(M(), p.example, strict=True)
+        return tp._assert_nodes(ep.graph_module), 0
+    out = tp.RUNNERS[how](p)
+    return out.asserts, out.guards
+
+
+def child(name: str, n: int, mode: str) -> dict:
+    """One traced call in this (fresh) process, after a warm-up; what the parent prints."""
+    import torch
+
+    import torch._dynamo.config as dynamo_config
+    from absint import torch as absint_torch
+
+    dynamo_config.capture_scalar_outputs = True
+    dynamo_config.capture_dynamic_output_shape_ops = True
+    how, p = _program(name, n)
+    for warm in ("export", "compile"):  # warm-up: PyTorch's lazy imports and first-use costs
+        _trace(warm, _program("offsets", 4)[1])
+    if mode != "off":
+        absint_torch.install(mode, unknown="final")
+    start = time.process_time()
+    try:
+        asserts, guards = _trace(how, p)
+        ok, error = True, None
+    except Exception as e:  # noqa: BLE001 - the outcome is what is measured
+        asserts = guards = 0
+        ok, error = False, type(e).__name__
+    cpu = time.process_time() - start
+    stats = absint_torch.stats() if mode != "off" else {}
+    return {"program": name, "n": n, "mode": mode, "cpu": cpu, "ok": ok, "error": error, "asserts": asserts,
+            "guards": guards, "asked": stats.get("asked", 0), "answered": stats.get("answered", 0),
+            "torch_decided": stats.get("torch_decided", 0), "disagreements": stats.get("disagreements", 0),
+            "to_torch": stats.get("unread", 0) + stats.get("unknown_to_torch", 0),
+            "final_unknown": stats.get("final_unknown", 0), "passed_through": stats.get("passed_through", 0)}
+
+
+# ---------------------------------------------------------------- the parent
+
+
+def run(name: str, n: int, mode: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "benchmarks.torch_compile_time", "--child", name, str(n), mode],
+                         cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    if out.returncode != 0 or not lines:
+        return {"program": name, "n": n, "mode": mode, "cpu": float("nan"), "ok": False,
+                "error": (out.stderr.strip().splitlines() or ["crashed"])[-1][:80]}
+    return json.loads(lines[-1])
+
+
+def _median(rows: list[dict]) -> dict:
+    rows = sorted(rows, key=lambda r: r["cpu"])
+    return rows[len(rows) // 2]
+
+
+def markdown(rows: list[dict]) -> str:
+    out = ["| program | N | mode | CPU s | vs off | traced | asserts | asked | answered | PyTorch decided | "
+           "to PyTorch | final None | disagreements |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['program']} | {r['n']} | {r['mode']} | {r['cpu']:.2f} | {r.get('ratio', 1):.2f} | "
+                   f"{'ok' if r['ok'] else r['error']} | {r.get('asserts', 0)} | {r.get('asked', '')} | "
+                   f"{r.get('answered', '')} | {r.get('torch_decided', '')} | {r.get('to_torch', '')} | "
+                   f"{r.get('final_unknown', '')} | {r.get('disagreements', '')} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.torch_compile_time",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--programs", default=",".join(SIZES), help="comma-separated (default: all)")
+    ap.add_argument("--modes", default=",".join(MODES), help="comma-separated (default: %(default)s)")
+    ap.add_argument("--sizes", help="comma-separated N for every program (default: each program's two)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per cell, the median CPU kept (default 1)")
+    ap.add_argument("--markdown", help="write the table here")
+    ap.add_argument("--json", action="store_true", help="print the rows as one JSON array at the end")
+    ap.add_argument("--child", nargs=3, metavar=("PROGRAM", "N", "MODE"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child[0], int(args.child[1]), args.child[2])))
+        return 0
+    programs = [p for p in args.programs.split(",") if p]
+    modes = [m for m in args.modes.split(",") if m]
+    if "off" not in modes:
+        modes.insert(0, "off")
+    bad = (set(programs) - set(SIZES)) | (set(modes) - set(MODES))
+    if bad:
+        ap.error(f"unknown: {', '.join(sorted(bad))}")
+    rows, worse = [], False
+    print(f"{'program':22} {'N':>4} {'mode':>9} {'CPU s':>7} {'vs off':>6} {'traced':>8} {'asserts':>7} "
+          f"{'asked':>6} {'answered':>8} {'torch':>6} {'to torch':>8} {'final':>6}")
+    for name in programs:
+        sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else SIZES[name]
+        for n in sizes:
+            base = None
+            for mode in modes:
+                r = _median([run(name, n, mode) for _ in range(max(1, args.repeat))])
+                base = r if mode == "off" else base
+                r["ratio"] = r["cpu"] / base["cpu"] if base and base["cpu"] else float("nan")
+                worse |= mode != "off" and base["ok"] and not r["ok"]
+                rows.append(r)
+                print(f"{name:22} {n:>4} {mode:>9} {r['cpu']:>7.2f} {r['ratio']:>6.2f} "
+                      f"{'ok' if r['ok'] else r['error'][:8]:>8} {r.get('asserts', 0):>7} {r.get('asked', 0):>6} "
+                      f"{r.get('answered', 0):>8} {r.get('torch_decided', 0):>6} {r.get('to_torch', 0):>8} "
+                      f"{r.get('final_unknown', 0):>6}", flush=True)
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(rows))
+    if args.json:
+        print(json.dumps(rows))
+    return 1 if worse else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
