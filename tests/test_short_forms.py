@@ -19,7 +19,7 @@ from absint.readers.smtlib import parse
 from absint.reasoning import zones
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Layer, Truth
-from benchmarks.generators import build_jagged_split
+from benchmarks.generators import build_jagged_split, build_le_chain
 from domains.interval_congruence import IC, IntervalCongruence, SumTracker
 from domains import congruence as cg
 from domains import interval as iv
@@ -279,3 +279,21 @@ def test_a_jagged_split_is_proved_with_work_linear_in_its_size(sum_first):
     small, large = _work(150, sum_first), _work(300, sum_first)
     assert small[0] == small[1] and large[0] == large[1]  # every split guard proved
     assert large[2] / small[2] < 2.3, (small, large)  # quadratic would be about 4
+
+
+def _chain_work(n: int) -> tuple[int, int, int]:
+    """(implied guards, proved, zone relaxations) of a chain of ``n`` facts ``u_i <= u_{i+1}``."""
+    with T.fresh_table():
+        gen = build_le_chain(n)
+        r = Reasoner()
+        letters = analyze_program(parse(gen.text, "c.smt2"), reasoner=r).letters
+        implied = [i for i, c in enumerate(gen.claims) if c == "T"]
+        return len(implied), sum(letters[i] == "T" for i in implied), r.zones.relaxations
+
+
+def test_a_chain_of_facts_is_proved_with_work_linear_in_its_length():
+    small, large = _chain_work(200), _chain_work(400)
+    assert small[0] == small[1] and large[0] == large[1]
+    # linear is about 2.4 here (each implied guard walks its part of the chain, and there are a few
+    # more of them); each new link walking the whole chain, as before, made it about 4
+    assert large[2] / small[2] < 3.0, (small, large)

@@ -208,3 +208,19 @@ def test_a_size_oblivious_unknown_goes_to_pytorch():
         answers.append((se._maybe_evaluate_static(question), se._maybe_evaluate_static(question, size_oblivious=True)))
     assert answers[0] == answers[1] == (None, sympy.false)
     assert absint_torch.stats()["final_unknown"] == 1 and absint_torch.stats()["unknown_to_torch"] == 1
+
+
+def test_shadow_mode_lists_what_only_pytorch_decided(monkeypatch):
+    """Planted: an absint that reads every question and decides none; each question PyTorch
+    decided is then listed by ``torch_only()`` with its expression and PyTorch's answer."""
+    from absint.reasoning.verdict import Truth
+    from absint.torch import bridge
+
+    p = next(q for q in tp.PROGRAMS if q.name == "split_tolist")
+    real = tp.run(p, "export", absint=True, mode="shadow")
+    assert real.stats["torch_only"] == 0 and absint_torch.torch_only() == []  # absint decides all PyTorch does
+    monkeypatch.setattr(bridge.ShapeEnvBridge, "decide", lambda self, expr: bridge.Answer(Truth.UNKNOWN, "none", "full"))
+    planted = tp.run(p, "export", absint=True, mode="shadow")
+    listed = absint_torch.torch_only()
+    assert planted.stats["torch_only"] == len(listed) == planted.stats["torch_decided"] > 0
+    assert all(t.torch in ("true", "false") and t.expr for t in listed)

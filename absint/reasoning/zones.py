@@ -55,6 +55,9 @@ class DifferenceBounds:
         #: the last guard :meth:`decide` left open although every search it ran finished:
         #: over difference constraints that answer is exact (see :meth:`settled`)
         self._settled_open: Term | None = None
+        #: edge relaxations of every search run: the work questions cost (counted, never
+        #: rolled back; the scaling tests read it instead of timing)
+        self.relaxations = 0
         #: (source, reverse) -> (epoch, distances): searches kept for reuse
         self._cache: OrderedDict[tuple[Term, bool], tuple[int, dict[Term, object]]] = OrderedDict()
 
@@ -220,6 +223,7 @@ class DifferenceBounds:
                         dist[w] = d
                         nxt.append(w)
             queue = list(dict.fromkeys(nxt))
+        self.relaxations += spent
         return dist
 
     def _edges(self, u: Term, reverse: bool) -> Iterable[tuple[Term, object]]:

@@ -13,9 +13,10 @@ import importlib
 
 _EXPORTS = {
     "install": "client", "uninstall": "client", "enabled": "client", "installed": "client",
-    "stats": "client", "disagreements": "client", "record": "client",
+    "stats": "client", "disagreements": "client", "torch_only": "client", "record": "client",
     "ShapeEnvBridge": "bridge", "Answer": "bridge", "replay": "trace", "Recorder": "trace",
     "UnsupportedTorch": "policy", "TESTED_TORCH_VERSIONS": "policy", "Disagreement": "counters",
+    "TorchOnly": "counters",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -36,7 +36,7 @@ import sympy
 from absint.reasoning.verdict import Truth
 from absint.torch import policy
 from absint.torch.bridge import Answer, ShapeEnvBridge
-from absint.torch.counters import Disagreement, Stats
+from absint.torch.counters import Disagreement, Stats, TorchOnly
 from absint.torch.trace import Recorder
 
 MODES = ("fallback", "shadow", "primary")
@@ -134,6 +134,8 @@ class _Installation:
                 s.disagreements.append(Disagreement("torch", str(expr), torch_word, word, a.route, a.by))
         if a.truth is Truth.UNKNOWN:
             s.undecided += 1
+            if torch_word in ("true", "false") and a.by not in _UNREAD:
+                s.torch_only.append(TorchOnly(str(expr), torch_word, a.route))
         else:
             s.decided[a.by] += 1
             s.routes[a.route] += 1
@@ -242,6 +244,13 @@ def disagreements() -> list[Disagreement]:
     """Opposite answers of absint and PyTorch (shadow) and failed checks at the example point."""
     s = _current.stats if _current is not None else _last_stats
     return [] if s is None else list(s.disagreements)
+
+
+def torch_only() -> list[TorchOnly]:
+    """Shadow mode: the questions PyTorch decided and absint, having read them, left UNKNOWN
+    (each a class of question primary mode would answer None where PyTorch answers)."""
+    s = _current.stats if _current is not None else _last_stats
+    return [] if s is None else list(s.torch_only)
 
 
 def record(path: str | None, label: str | None = None) -> None:

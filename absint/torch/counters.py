@@ -25,6 +25,15 @@ class Disagreement:
     by: str
 
 
+@attrs.frozen(slots=True)
+class TorchOnly:
+    """A question PyTorch decided (shadow mode) that absint read and left UNKNOWN."""
+
+    expr: str
+    torch: str  # "true" or "false"
+    route: str
+
+
 @attrs.define(slots=True)
 class Stats:
     """Counters of one installation (all modes)."""
@@ -47,6 +56,7 @@ class Stats:
     sync_seconds: float = 0.0
     decide_seconds: float = 0.0
     disagreements: list = attrs.Factory(list)
+    torch_only: list = attrs.Factory(list)  # TorchOnly: PyTorch decided, absint read it and said UNKNOWN
 
     def snapshot(self) -> dict:
         """A plain copy (dicts and numbers) for printing or JSON."""
@@ -58,5 +68,5 @@ class Stats:
             "gaps": dict(self.gaps), "fact_gaps": dict(self.fact_gaps), "errors": dict(self.errors),
             "rebuilds": self.rebuilds, "check_failures": self.check_failures,
             "sync_seconds": self.sync_seconds, "decide_seconds": self.decide_seconds,
-            "disagreements": len(self.disagreements),
+            "disagreements": len(self.disagreements), "torch_only": len(self.torch_only),
         }
