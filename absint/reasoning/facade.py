@@ -43,6 +43,9 @@ class Network(Protocol):
     def related(self, atom: Term) -> bool:
         """Whether some fact or definition relates ``atom`` to another atom."""
 
+    def block_of(self, atom: Term) -> object:
+        """The block of related atoms ``atom`` is in (blocks merge as facts join them)."""
+
     def excluded_values(self, key: Term) -> set:
         """The values a disequality excluded for ``key`` (empty when none)."""
 

@@ -87,6 +87,10 @@ class ValueNetwork:
     def related(self, atom: Term) -> bool:
         return self._blocks.related(atom)
 
+    def block_of(self, atom: Term) -> object:
+        """The block of related atoms ``atom`` is in (its union-find root, for now)."""
+        return self._blocks.find(atom)
+
     def excluded_values(self, key: Term) -> set:
         return self._excluded.get(key) or set()
 

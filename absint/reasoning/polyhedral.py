@@ -77,8 +77,10 @@ class PolyhedralLayer:
         self.queries = 0
         self.exhausted = 0
         self.left_to_zones = 0  # open questions not asked because zones' answer is exact
-        self._misses = 0  # isl queries since the last verdict
-        self._candidates = 0
+        #: per block of related atoms (its union-find root): (isl queries since its last
+        #: verdict, candidates seen); blocks back off apart, so unrelated parts of a program
+        #: (N copies of one model in a file) do not make each other's questions skip isl
+        self._streaks: dict[object, tuple[int, int]] = {}
 
     # ------------------------------------------------------------ slices
 
@@ -246,36 +248,44 @@ class PolyhedralLayer:
             return None
         if not any(self.network.related(a) for a in coefs):
             return None
-        atoms = self._slice(list(coefs))
+        atoms = None
+        if settled_by_zones:
+            atoms = self._slice(list(coefs))
+            if atoms is None or self._differences_only(atoms):
+                self.left_to_zones += atoms is not None
+                return None
+        block = self.network.block_of(next(a for a in coefs if self.network.related(a)))
+        misses, candidates = self._streaks.get(block, (0, 0))
+        self._streaks[block] = (misses, candidates + 1)
+        if (candidates + 1) % (1 + misses // BACKOFF_STREAK):
+            return None  # backing off: not even the slice is built
+        atoms = atoms or self._slice(list(coefs))
         if atoms is None:
-            return None
-        if settled_by_zones and self._differences_only(atoms):
-            self.left_to_zones += 1
-            return None
-        self._candidates += 1
-        if self._candidates % (1 + self._misses // BACKOFF_STREAK):
             return None
         s = self._constraints(atoms)
         if not s.relational:
             return None
         self.queries += 1
         verdict = self._entailment(g, s)
-        self._misses = 0 if verdict is not None else self._misses + 1
+        self._streaks[block] = (0 if verdict is not None else misses + 1, candidates + 1)
         return verdict
 
-    def mark(self) -> tuple[int, int]:
+    def mark(self) -> dict:
         """The back-off state (it decides whether a later question reaches isl), for
         :meth:`restore` on rollback; ``queries`` and ``exhausted`` count work done and
         are not rolled back."""
-        return self._misses, self._candidates
+        return dict(self._streaks)
 
-    def restore(self, mark: tuple[int, int]) -> None:
-        self._misses, self._candidates = mark
+    def restore(self, mark: dict) -> None:
+        self._streaks = dict(mark)
 
-    def relational_verdict_elsewhere(self) -> None:
-        """Another relational layer (difference bounds) decided a guard: that ends a streak of
-        open questions as an isl verdict would (the back-off is for files of real guards)."""
-        self._misses = 0
+    def relational_verdict_elsewhere(self, g: Term) -> None:
+        """Another relational layer (difference bounds) decided ``g``: that ends its block's
+        streak of open questions as an isl verdict would (the back-off is for real guards)."""
+        for a in T.linear_parts(g.args[0])[0]:
+            block = self.network.block_of(a)
+            if block in self._streaks:
+                self._streaks[block] = (0, self._streaks[block][1])
 
     def _entailment(self, g: Term, s: Slice) -> bool | None:
         poly = self._polyhedron(s)

@@ -220,7 +220,7 @@ class Reasoner:
         r = self.zones.decide(g)
         if r is not None:
             if self.polyhedral is not None:
-                self.polyhedral.relational_verdict_elsewhere()
+                self.polyhedral.relational_verdict_elsewhere(g)
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.ZONES)
         r = self._through_definitions(g)
         if r is not None:
