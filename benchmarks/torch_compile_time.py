@@ -133,6 +133,8 @@ def child(name: str, n: int, mode: str) -> dict:
     how, p = _program(name, n)
     for warm in ("export", "compile"):  # warm-up: PyTorch's lazy imports and first-use costs
         _trace(warm, _program("offsets", 4)[1])
+    import absint.api.shape_reasoner  # noqa: F401 - absint's own imports (islpy) are once per process too
+    import islpy  # noqa: F401
     if mode != "off":
         absint_torch.install(mode, unknown="final")
     start = time.process_time()

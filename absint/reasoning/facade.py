@@ -43,6 +43,9 @@ class Network(Protocol):
     def related(self, atom: Term) -> bool:
         """Whether some fact or definition relates ``atom`` to another atom."""
 
+    def key_count(self) -> int:
+        """How many keys are registered (with ``epoch``: whether anything changed)."""
+
     def block_of(self, atom: Term) -> object:
         """The block of related atoms ``atom`` is in (blocks merge as facts join them)."""
 

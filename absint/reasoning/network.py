@@ -97,6 +97,10 @@ class ValueNetwork:
     def keys(self) -> Iterable[Term]:
         return self._val.keys()
 
+    def key_count(self) -> int:
+        """How many keys are registered (with the epoch: whether the network changed)."""
+        return len(self._val)
+
     def value(self, t: Term):
         k, p, c = self.split(t)
         if p is None:

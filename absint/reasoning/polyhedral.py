@@ -37,6 +37,8 @@ MAX_OPERATIONS = 20_000
 #: after this many isl queries in a row without a verdict, only every k-th candidate is
 #: tried (k grows with the streak): files full of real guards do not pay isl on each
 BACKOFF_STREAK = 32
+#: polyhedra kept for the next questions on the same atoms while the network is unchanged
+KEPT_POLYHEDRA = 4
 
 
 @attrs.frozen(slots=True)
@@ -81,6 +83,8 @@ class PolyhedralLayer:
         #: verdict, candidates seen); blocks back off apart, so unrelated parts of a program
         #: (N copies of one model in a file) do not make each other's questions skip isl
         self._streaks: dict[object, tuple[int, int]] = {}
+        #: (seed atoms, epoch, key count) -> (slice, polyhedron): see :meth:`_built`
+        self._kept: dict[tuple, tuple[Slice, Polyhedron | None]] = {}
 
     # ------------------------------------------------------------ slices
 
@@ -259,14 +263,11 @@ class PolyhedralLayer:
         self._streaks[block] = (misses, candidates + 1)
         if (candidates + 1) % (1 + misses // BACKOFF_STREAK):
             return None  # backing off: not even the slice is built
-        atoms = atoms or self._slice(list(coefs))
-        if atoms is None:
-            return None
-        s = self._constraints(atoms)
-        if not s.relational:
+        built = self._built(tuple(coefs), atoms)
+        if built is None or not built[0].relational:
             return None
         self.queries += 1
-        verdict = self._entailment(g, s)
+        verdict = self._entailment(g, *built)
         self._streaks[block] = (0 if verdict is not None else misses + 1, candidates + 1)
         return verdict
 
@@ -278,6 +279,7 @@ class PolyhedralLayer:
 
     def restore(self, mark: dict) -> None:
         self._streaks = dict(mark)
+        self._kept.clear()  # the epoch goes back too: a kept polyhedron could match other facts
 
     def relational_verdict_elsewhere(self, g: Term) -> None:
         """Another relational layer (difference bounds) decided ``g``: that ends its block's
@@ -287,8 +289,23 @@ class PolyhedralLayer:
             if block in self._streaks:
                 self._streaks[block] = (0, self._streaks[block][1])
 
-    def _entailment(self, g: Term, s: Slice) -> bool | None:
-        poly = self._polyhedron(s)
+    def _built(self, seeds: tuple[Term, ...], atoms: list[Term] | None) -> tuple[Slice, Polyhedron] | None:
+        """The slice around ``seeds`` and its polyhedron, kept while the network is the same
+        (its epoch and its number of keys): PyTorch asks ``u == 0``, ``u != 0``, ``u == 1``,
+        ``u < 2`` of one size in a row, and each would build the same polyhedron."""
+        key = (seeds, self.network.epoch, self.network.key_count())
+        kept = self._kept.get(key)
+        if kept is None:
+            atoms = atoms or self._slice(list(seeds))
+            if atoms is None:
+                return None
+            s = self._constraints(atoms)
+            kept = self._kept[key] = (s, self._polyhedron(s) if s.relational else None)
+            if len(self._kept) > KEPT_POLYHEDRA:
+                self._kept.pop(next(iter(self._kept)))
+        return kept
+
+    def _entailment(self, g: Term, s: Slice, poly: Polyhedron) -> bool | None:
         guard = comparison_constraint(g, s.index)
         if g.kind == "ne":
             possible = poly.satisfiable_with(guard)
