@@ -9,7 +9,7 @@ from typing import Iterator, Mapping
 import attrs
 
 from absint.lang.dag import subterms
-from absint.lang.terms import Sort, Term
+from absint.lang.terms import Sort, Term, any_definitions
 from absint.lang.evaluator import Value
 
 
@@ -127,6 +127,8 @@ class Program:
         seen: set[int] = set()
         out: list[Term] = []
         first = None
+        if not any_definitions():  # no walk over the asserts of a program without long sums
+            return out, first
         for fact in self.facts:
             for s in subterms(fact.term, skip=seen):
                 seen.add(s.id)

@@ -749,6 +749,11 @@ _by_expansion: dict[int, Term] = {}
 _HASH_MODULUS = (1 << 61) - 1
 
 
+def any_definitions() -> bool:
+    """Whether any named sum was built in this term table (most programs have none)."""
+    return bool(_definitions)
+
+
 def expanded_size(t: Term) -> int:
     """How many atoms ``t`` has once every ``def`` in it is expanded (with repeats)."""
     if t.kind == "def":
