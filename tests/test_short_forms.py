@@ -316,3 +316,24 @@ def test_copies_of_a_program_in_one_file_are_each_proved_as_one_copy_alone():
     """Blocks that share no atom back off from isl apart: with one streak for the whole file,
     the open guards of 80 copies made two implied guards of a late copy skip isl."""
     assert _copies_missed(1) == [] and _copies_missed(80) == []
+
+
+# ---------------------------------------------------------------- what users read of long sums
+
+
+def test_bounds_and_inputs_see_through_named_sums():
+    """A jagged split past LONG_FORM lengths: every length and output size is still bounded by
+    ``values_size0`` (the bound read through the named sums, newest first), and the valid
+    inputs are the signs and the sum (the split guards found implied), as with flat sums."""
+    from absint.inputs.description import describe_program
+
+    n = T.LONG_FORM + 28
+    with T.fresh_table():
+        program = parse(build_jagged_split(n).text, "j.smt2")
+        total = program.symbol("values_size0").term
+        r = Reasoner(backed=[total])
+        analyze_program(program, reasoner=r, check_example=False)
+        for name in ("u0", f"u{n - 1}", "output40_size0", f"output{n - 1}_size0"):
+            term = program.symbol(name).term if name.startswith("u") else program.output(name)
+            assert r.upper_bound(term, [total]) == [total], name
+        assert len(describe_program(program).items) == n + 1

@@ -212,7 +212,10 @@ def forward(facts: Sequence[Term], backed: list[Term]) -> tuple[list[Term], int 
     normal form; or the index of the fact that makes the facts contradictory."""
     r = Reasoner(backed=backed, relational=RELATIONAL)
     kept: list[Term] = []
+    definitions, first_use = T.definitions_in(facts)
     for index, fact in enumerate(facts):
+        if index == first_use:
+            r.register(definitions)
         for c in conjuncts(fact):
             v = r.decide(c).truth
             if v is Truth.FALSE:

@@ -8,8 +8,7 @@ from typing import Iterator, Mapping
 
 import attrs
 
-from absint.lang.dag import subterms
-from absint.lang.terms import Sort, Term, any_definitions
+from absint.lang.terms import Sort, Term, definitions_in
 from absint.lang.evaluator import Value
 
 
@@ -120,19 +119,6 @@ class Program:
         return dict(self.outputs)
 
     def definitions(self) -> tuple[list[Term], int | None]:
-        """The named long sums (``def`` atoms) the asserts use, oldest first, and the index
-        of the first assert that uses one: a reasoner told them there relates ``start_k``
-        to the total before the last split names it (and not earlier, when facts on the
-        sums' atoms would re-read every long sum)."""
-        seen: set[int] = set()
-        out: list[Term] = []
-        first = None
-        if not any_definitions():  # no walk over the asserts of a program without long sums
-            return out, first
-        for fact in self.facts:
-            for s in subterms(fact.term, skip=seen):
-                seen.add(s.id)
-                if s.kind == "def":
-                    out.append(s)
-                    first = fact.index if first is None else first
-        return sorted(out, key=lambda t: t.id), first
+        """The named long sums the asserts use, oldest first, and the index of the first
+        assert that uses one (:func:`absint.lang.terms.definitions_in`)."""
+        return definitions_in(f.term for f in self.facts)

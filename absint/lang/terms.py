@@ -749,9 +749,23 @@ _by_expansion: dict[int, Term] = {}
 _HASH_MODULUS = (1 << 61) - 1
 
 
-def any_definitions() -> bool:
-    """Whether any named sum was built in this term table (most programs have none)."""
-    return bool(_definitions)
+def definitions_in(terms: Iterable[Term]) -> tuple[list[Term], int | None]:
+    """The named sums (``def`` atoms) in ``terms``, oldest first, and the index of the first
+    term that uses one: a reasoner told them there relates ``start_k`` to the total before
+    the last split names it (and not earlier, when facts on the sums' atoms would re-read
+    every long sum)."""
+    out: list[Term] = []
+    first = None
+    if not _definitions:  # no walk when no named sum was ever built
+        return out, first
+    seen: set[int] = set()
+    for index, t in enumerate(terms):
+        for s in subterms(t, skip=seen):
+            seen.add(s.id)
+            if s.kind == "def":
+                out.append(s)
+                first = index if first is None else first
+    return sorted(out, key=_ID), first
 
 
 def expanded_size(t: Term) -> int:
@@ -789,6 +803,20 @@ def define(body: Term, *aliases: Term, name: str = "") -> Term:
     _definitions[body] = d
     _by_expansion.setdefault(h, d)
     return d
+
+
+def unfold_newest(t: Term) -> Term:
+    """``t`` (numeric) with its newest named sum replaced by its definition: unfolding
+    ``end_k - start_k`` newest first cancels ``start_k`` in one step (``end_k = start_k + u_k``),
+    where unfolding both at once would keep them one step apart forever."""
+    if t.kind == "def":
+        return t.args[0]
+    defs = [a for a in t.args if a.kind == "def"] if t.kind == "lin" else []
+    if not defs:
+        return t
+    newest = max(defs, key=_ID)
+    coefs, c = t.data
+    return add(const(c, t.sort), *(scale(a.args[0] if a is newest else a, v) for a, v in zip(t.args, coefs)))
 
 
 def unfold(t: Term) -> Term:

@@ -45,6 +45,8 @@ INT32_MAX = 2**31 - 1
 
 #: and/or nesting decided conjunct by conjunct (deeper: UNKNOWN)
 MAX_JUNCTION_DEPTH = 4
+#: named sums unfolded (newest first) at most, when a symbolic bound is read through them
+UNFOLD_LEVELS = 4
 
 #: how costly a layer is, to report the costliest one a combined answer used
 _LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.ZONES: 2, Layer.POLYHEDRA: 3,
@@ -335,11 +337,26 @@ class Reasoner:
         out = []
         for x in sorted(wanted, key=lambda v: v.id):
             if self.normalize(x) is not x:
-                lo, hi = self.bounds(T.sub(term, x))
+                lo, hi = self._bounds_through_definitions(T.sub(term, x))
                 c = hi if upper else lo
                 if c not in (math.inf, -math.inf):
                     out.append(T.add(x, T.const(c)))
         return out
+
+    def _bounds_through_definitions(self, term: Term) -> tuple[object, object]:
+        """``bounds`` of ``term``, tightened by reading it with its named sums unfolded newest
+        first, up to :data:`UNFOLD_LEVELS` of them (``u3 - total`` where ``total`` names
+        ``u0 + ... + u99``: at most 0; ``end_k - start_k - total``: two)."""
+        lo, hi = self.bounds(term)
+        n = self.normalize(term)
+        for _ in range(UNFOLD_LEVELS):
+            unfolded = T.unfold_newest(n)
+            if unfolded is n or (lo != -math.inf and hi != math.inf):
+                break
+            n = self.normalize(unfolded)
+            ulo, uhi = self.bounds(n)
+            lo, hi = max(lo, ulo), min(hi, uhi)
+        return lo, hi
 
     def simplify(self, term: Term) -> Simplified:
         """``term`` as the simplest expression found equal to it under the facts (its
