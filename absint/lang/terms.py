@@ -809,24 +809,28 @@ def unfold_newest(t: Term) -> Term:
     """``t`` (numeric) with its newest named sum replaced by its definition: unfolding
     ``end_k - start_k`` newest first cancels ``start_k`` in one step (``end_k = start_k + u_k``),
     where unfolding both at once would keep them one step apart forever."""
-    if t.kind == "def":
-        return t.args[0]
-    defs = [a for a in t.args if a.kind == "def"] if t.kind == "lin" else []
-    if not defs:
-        return t
-    newest = max(defs, key=_ID)
-    coefs, c = t.data
-    return add(const(c, t.sort), *(scale(a.args[0] if a is newest else a, v) for a, v in zip(t.args, coefs)))
+    defs = _named_atoms(t)
+    return _unfolded(t, {max(defs, key=_ID)}) if defs else t
 
 
 def unfold(t: Term) -> Term:
     """``t`` (numeric) with each named sum among its atoms replaced by its definition."""
+    defs = _named_atoms(t)
+    return _unfolded(t, set(defs)) if defs else t
+
+
+def _named_atoms(t: Term) -> list[Term]:
+    if t.kind == "def":
+        return [t]
+    return [a for a in t.args if a.kind == "def"] if t.kind == "lin" else []
+
+
+def _unfolded(t: Term, chosen: set[Term]) -> Term:
+    """``t`` with each of the named sums ``chosen`` among its atoms replaced by its definition."""
     if t.kind == "def":
         return t.args[0]
-    if t.kind != "lin" or not any(a.kind == "def" for a in t.args):
-        return t
     coefs, c = t.data
-    return add(const(c, t.sort), *(scale(a.args[0] if a.kind == "def" else a, v) for a, v in zip(t.args, coefs)))
+    return add(const(c, t.sort), *(scale(a.args[0] if a in chosen else a, v) for a, v in zip(t.args, coefs)))
 
 
 def _atom_hash(a: Term) -> int:

@@ -15,7 +15,7 @@ whether a later question reaches isl at all (never what isl answers).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import attrs
 
@@ -142,23 +142,31 @@ class PolyhedralLayer:
         """The bounds of every linear key over indexed atoms: the relational facts; and
         whether every such key is a difference ``x - y`` (as zones read them)."""
         out: list[LinearConstraint] = []
-        seen = set()
         differences_only = True
+        for q, lo, hi in self._bounded_keys(atoms, index):
+            coefs, c = q.data
+            differences_only = differences_only and self._difference_like(q, lo, hi)
+            out.extend(_within(dict(zip(q.args, coefs)), c, lo, hi, index))
+        return out, differences_only
+
+    def _bounded_keys(self, atoms: list[Term], inside) -> Iterator[tuple[Term, object, object]]:
+        """``(q, lo, hi)`` for each linear key over atoms all ``inside`` the slice with a
+        finite bound; a key over atoms outside it is looked at once."""
+        seen: set[Term] = set()
         for a in atoms:
             for q in self.network.parents(a):
                 if q.kind != "lin" or q in seen:
                     continue
-                seen.add(q)  # a key over atoms outside the slice is looked at once
-                if not all(x in index for x in q.args):
+                seen.add(q)
+                if not all(x in inside for x in q.args):
                     continue
                 lo, hi = self.network.domain.bounds(self.network.key_value(q))
-                if is_infinite(lo) and is_infinite(hi):
-                    continue
-                coefs, c = q.data
-                differences_only = differences_only and (
-                    (len(q.args) == 2 and tuple(coefs) == (1, -1)) or self._box_implies(q, lo, hi))
-                out.extend(_within(dict(zip(q.args, coefs)), c, lo, hi, index))
-        return out, differences_only
+                if not (is_infinite(lo) and is_infinite(hi)):
+                    yield q, lo, hi
+
+    def _difference_like(self, q: Term, lo, hi) -> bool:
+        """A difference ``x - y`` (as zones read them), or a key its atoms' bounds imply."""
+        return (len(q.args) == 2 and tuple(q.data[0]) == (1, -1)) or self._box_implies(q, lo, hi)
 
     def _differences_only(self, atoms: list[Term]) -> bool:
         """``Slice.differences_only`` of the slice over ``atoms``, without building it: every
@@ -169,21 +177,7 @@ class PolyhedralLayer:
             v = network.key_value(a)
             if a.kind != "var" or (v is not None and getattr(v, "modulus", 1) > 1 and v.lo != v.hi):
                 return False
-        inside = set(atoms)
-        seen: set[Term] = set()
-        for a in atoms:
-            for q in network.parents(a):
-                if q.kind != "lin" or q in seen:
-                    continue
-                seen.add(q)
-                if not all(x in inside for x in q.args):
-                    continue
-                lo, hi = network.domain.bounds(network.key_value(q))
-                if is_infinite(lo) and is_infinite(hi):
-                    continue
-                if not ((len(q.args) == 2 and tuple(q.data[0]) == (1, -1)) or self._box_implies(q, lo, hi)):
-                    return False
-        return True
+        return all(self._difference_like(q, lo, hi) for q, lo, hi in self._bounded_keys(atoms, set(atoms)))
 
     def _box_implies(self, q: Term, lo, hi) -> bool:
         """Whether ``lo <= q <= hi`` follows from its atoms' own bounds (a key a question

@@ -38,7 +38,7 @@ from typing import Iterable, Iterator
 
 from absint.lang.terms import Term
 from absint.reasoning.facade import Facade
-from domains.bounds import INF, NEG_INF, is_infinite
+from domains.bounds import INF, NEG_INF, is_infinite, linear_range
 
 #: edge relaxations one shortest-path search may spend (a question runs up to four)
 MAX_RELAXATIONS = 50_000
@@ -124,23 +124,17 @@ class DifferenceBounds:
             top = k * d + c if k > 0 else -k * d + c
             return top < 0 or (kind == "le" and top == 0)
 
+        def shown(paths) -> bool:
+            return paths is not None and target in paths and proves(paths[target])
+
         if any(w is source and proves(d) for w, d in self._edges(target, reverse=True)):
             return True  # one definition or key apart: no search
-        for fresh in ((False, True) if search else (False,)):
-            paths = self._cached_paths(source, False, fresh)
-            if paths is not None and target in paths and proves(paths[target]):
-                return True
+        kept = self._cache.get((source, False))  # however old: what it shows is still implied
+        if kept is not None and shown(kept[1]):
+            return True
+        if search and (kept is None or kept[0] != self.network.epoch) and shown(self._paths(source, False)):
+            return True
         return None
-
-    def _cached_paths(self, source: Term, reverse: bool, fresh: bool) -> dict[Term, object] | None:
-        """The kept search from ``source``, however old (``fresh``: the current one, run
-        unless it is kept; None when the kept one was already current: nothing new)."""
-        kept = self._cache.get((source, reverse))
-        if not fresh:
-            return None if kept is None else kept[1]
-        if kept is not None and kept[0] == self.network.epoch:
-            return None
-        return self._paths(source, reverse)
 
     def _difference_bound(self, source: Term, target: Term) -> tuple[object | None, bool]:
         """The least ``d`` with ``target - source <= d`` the graph shows (or None), and
@@ -271,20 +265,12 @@ class DifferenceBounds:
 
     def _rest_bounds(self, q: Term, x: Term) -> tuple[object, object]:
         """The bounds of ``q - x`` for a sum ``q`` over ``x``, from its other atoms' bounds."""
-        coefs, lo = q.data
-        hi = lo
-        network = self.network
-        for a, v in zip(q.args, coefs):
-            if a is x:
-                continue
-            value = network.key_value(a)
-            if value is None:
-                return NEG_INF, INF
-            a_lo, a_hi = network.domain.bounds(value)
-            if v < 0:
-                a_lo, a_hi = a_hi, a_lo
-            lo, hi = lo + v * a_lo, hi + v * a_hi
-        return lo, hi
+        coefs, c = q.data
+        others = [(a, v) for a, v in zip(q.args, coefs) if a is not x]
+        values = [self.network.key_value(a) for a, _ in others]
+        if any(value is None for value in values):
+            return NEG_INF, INF
+        return linear_range([v for _, v in others], c, [self.network.domain.bounds(value) for value in values])
 
 
 def _min(values):
