@@ -83,13 +83,9 @@ class _Installation:
             self.stats.torch_decided += 1
             if self.mode == "fallback":
                 return result
-        if getattr(self.local, "busy", False):  # re-entered from inside absint: never answer twice
+        a = self._ask_once(se, expr, torch_word)
+        if a is None:
             return result
-        self.local.busy = True
-        try:
-            a = self._ask(se, expr, torch_word)
-        finally:
-            self.local.busy = False
         if self.mode == "fallback" and result is None and a.truth is not Truth.UNKNOWN:
             self.stats.answered += 1
             return sympy.true if a.truth is Truth.TRUE else sympy.false
@@ -97,13 +93,9 @@ class _Installation:
 
     def first(self, se: Any, expr, size_oblivious: bool):
         """Primary mode: absint's answer before PyTorch's, or :data:`ASK_TORCH`."""
-        if getattr(self.local, "busy", False):
+        a = self._ask_once(se, expr, "not-asked")
+        if a is None:
             return ASK_TORCH
-        self.local.busy = True
-        try:
-            a = self._ask(se, expr, "not-asked")
-        finally:
-            self.local.busy = False
         s = self.stats
         if a.truth is not Truth.UNKNOWN:
             s.answered += 1
@@ -116,6 +108,17 @@ class _Installation:
             return None
         s.unknown_to_torch += 1
         return ASK_TORCH
+
+    def _ask_once(self, se: Any, expr, torch_word: str) -> Answer | None:
+        """absint's answer, or None when the call re-entered from inside absint (a question
+        absint's own reading asks PyTorch is never answered twice)."""
+        if getattr(self.local, "busy", False):
+            return None
+        self.local.busy = True
+        try:
+            return self._ask(se, expr, torch_word)
+        finally:
+            self.local.busy = False
 
     def _ask(self, se: Any, expr, torch_word: str) -> Answer:
         b = self.bridge(se)
@@ -236,20 +239,24 @@ def enabled(mode: str = "fallback", *, check: bool = False, unknown: str = "fina
 
 def stats() -> dict:
     """Counters of the current installation (or the last one): see :class:`~absint.torch.counters.Stats`."""
-    s = _current.stats if _current is not None else _last_stats
+    s = _latest_stats()
     return Stats().snapshot() if s is None else s.snapshot()
+
+
+def _latest_stats() -> Stats | None:
+    return _current.stats if _current is not None else _last_stats
 
 
 def disagreements() -> list[Disagreement]:
     """Opposite answers of absint and PyTorch (shadow) and failed checks at the example point."""
-    s = _current.stats if _current is not None else _last_stats
+    s = _latest_stats()
     return [] if s is None else list(s.disagreements)
 
 
 def torch_only() -> list[TorchOnly]:
     """Shadow mode: the questions PyTorch decided and absint, having read them, left UNKNOWN
     (each a class of question primary mode would answer None where PyTorch answers)."""
-    s = _current.stats if _current is not None else _last_stats
+    s = _latest_stats()
     return [] if s is None else list(s.torch_only)
 
 
