@@ -110,10 +110,18 @@ def nearest_slice(start: Iterable[K], neighbours: Callable[[K], Iterable[K]], li
     Every weight is at least ``least_weight``: once nothing more can fit, the walk stops
     (a neighbourhood can be far larger than the slice: in a jagged split every prefix sum
     is a neighbour of every length)."""
+    return nearest_block(start, neighbours, limit, weight, least_weight)[0]
+
+
+def nearest_block(start: Iterable[K], neighbours: Callable[[K], Iterable[K]], limit: float,
+                  weight: Callable[[K], float] = lambda _: 1, least_weight: float = 1) -> tuple[list[K], bool]:
+    """:func:`nearest_slice`, and whether the slice is the whole connected block of the
+    start items: then the walk from any item of it finds the same items."""
     start = list(start)
     seen: dict[K, None] = dict.fromkeys(start)
     total = sum(weight(x) for x in start)
     queue = deque(start)
+    whole = True
     while queue and total + least_weight <= limit:
         x = queue.popleft()
         for n in neighbours(x):
@@ -121,10 +129,11 @@ def nearest_slice(start: Iterable[K], neighbours: Callable[[K], Iterable[K]], li
                 continue
             w = weight(n)
             if total + w > limit:
+                whole = False
                 continue
             seen[n] = None
             total += w
             queue.append(n)
             if total + least_weight > limit:
                 break
-    return list(seen)
+    return list(seen), whole and not queue

@@ -16,6 +16,8 @@ import attrs
 import islpy as isl
 
 DEFAULT_MAX_OPERATIONS = 200_000
+#: integer points of a polyhedron kept as witnesses (see :meth:`Polyhedron.satisfiable_with`)
+MAX_WITNESSES = 16
 _SET = isl.dim_type.set
 _PARAM = isl.dim_type.param
 
@@ -35,6 +37,10 @@ class LinearConstraint:
             return [LinearConstraint(flipped, -self.const - 1)]
         return [LinearConstraint(self.coefs, self.const - 1), LinearConstraint(flipped, -self.const - 1)]
 
+    def holds_at(self, point: Sequence[int]) -> bool:
+        value = self.const + sum(c * point[i] for i, c in self.coefs)
+        return value == 0 if self.equality else value >= 0
+
 
 class Polyhedron:
     """A conjunction of integer linear constraints over variables ``0..n-1``
@@ -51,6 +57,13 @@ class Polyhedron:
         self.space = isl.Space.create_from_names(self.ctx, set=names, params=params)
         self._local = isl.LocalSpace.from_space(self.space)
         self.bset = isl.BasicSet.universe(self.space)
+        #: integer points of ``bset`` that isl found: a question whose constraint one of
+        #: them satisfies is satisfiable without asking isl again (PyTorch asks ``u == 0``,
+        #: ``u != 0``, ``u == 1``, ``u < 2`` of each size; most have a known point)
+        self._witnesses: list[tuple[int, ...] | isl.Point] = []
+        #: bounds of single variables among the constraints (dim -> [lo, hi], None where
+        #: open): a constraint outside this box is unsatisfiable without asking isl
+        self._box: dict[int, list] = {}
 
     def _dim(self, i: int) -> tuple[isl.dim_type, int]:
         return (_SET, i) if i < self.n else (_PARAM, i - self.n)
@@ -64,6 +77,33 @@ class Polyhedron:
 
     def add(self, c: LinearConstraint) -> None:
         self.bset = self.bset.add_constraint(self._constraint(c))
+        self._witnesses.clear()
+        if len(c.coefs) == 1:
+            self._bound(c)
+
+    def _bound(self, c: LinearConstraint) -> None:
+        """``v*x + k >= 0`` (or ``== 0``) as bounds of ``x``, rounded to integers."""
+        (i, v), k = c.coefs[0], c.const
+        box = self._box.setdefault(i, [None, None])
+        if v > 0 or c.equality:  # x >= ceil(-k / v)
+            lo = -(k // v) if v > 0 else -(-k // -v)
+            box[0] = lo if box[0] is None else max(box[0], lo)
+        if v < 0 or c.equality:  # x <= floor(k / -v)
+            hi = k // -v if v < 0 else -k // v
+            box[1] = hi if box[1] is None else min(box[1], hi)
+
+    def _outside_box(self, c: LinearConstraint) -> bool:
+        """Whether no point of the variables' bounds satisfies ``c`` (an over-approximation
+        of the polyhedron, so ``c`` is then unsatisfiable on it)."""
+        low = high = c.const
+        for i, v in c.coefs:
+            lo, hi = self._box.get(i, (None, None))
+            top, bottom = (hi, lo) if v > 0 else (lo, hi)
+            high = None if high is None or top is None else high + v * top
+            low = None if low is None or bottom is None else low + v * bottom
+        if c.equality:
+            return (high is not None and high < 0) or (low is not None and low > 0)
+        return high is not None and high < 0
 
     def add_all(self, cs: Iterable[LinearConstraint]) -> None:
         for c in cs:
@@ -85,16 +125,42 @@ class Polyhedron:
     def entails(self, c: LinearConstraint) -> bool | None:
         """True if every integer point satisfies ``c``; None when isl ran out of budget."""
         for neg in c.negated():
-            empty = self._guarded(lambda: self.bset.add_constraint(self._constraint(neg)).is_empty())
-            if empty is None:
+            possible = self.satisfiable_with(neg)
+            if possible is None:
                 return None
-            if not empty:
+            if possible:
                 return False
         return True
 
     def satisfiable_with(self, c: LinearConstraint) -> bool | None:
-        empty = self._guarded(lambda: self.bset.add_constraint(self._constraint(c)).is_empty())
-        return None if empty is None else not empty
+        """Whether some integer point also satisfies ``c``; None when isl ran out of budget.
+        A kept witness that satisfies ``c`` answers without isl; otherwise isl's sample
+        point (as costly as its emptiness test) answers and is kept."""
+        if self.n_params == 0 and any(c.holds_at(p) for p in self._witness_coordinates()):
+            return True
+        if self._outside_box(c):
+            return False
+        point = self._guarded(lambda: self.bset.add_constraint(self._constraint(c)).sample_point())
+        if point is None:
+            return None
+        if point.is_void():
+            return False
+        if self.n_params == 0:
+            self._keep(point)
+        return True
+
+    def _keep(self, point: isl.Point) -> None:
+        """Kept as isl's point: most polyhedra answer one question, and reading a point's
+        coordinates costs a call per dimension (:meth:`_witness_coordinates` does it once)."""
+        if len(self._witnesses) >= MAX_WITNESSES:
+            self._witnesses.pop(0)
+        self._witnesses.append(point)
+
+    def _witness_coordinates(self) -> list[tuple[int, ...]]:
+        for k, p in enumerate(self._witnesses):
+            if isinstance(p, isl.Point):
+                self._witnesses[k] = tuple(p.get_coordinate_val(_SET, i).to_python() for i in range(self.n))
+        return self._witnesses
 
     def parametric_maximum(self, coefs: Sequence[tuple[int, int]], const: int):
         """The maximum of ``sum coefs + const`` over the variables, as pieces

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from absint.lang import terms as T
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Layer, Truth
@@ -124,3 +128,83 @@ def test_upper_bound_without_any_fact_is_none():
 def test_numeric_upper_bound_when_no_symbol_is_given():
     r = reasoner(T.le(u0, k(7)))
     assert r.upper_bound(u0, []) == [k(7)]
+
+
+# ---------------------------------------------------------------- witnesses and the box
+
+_RANGE = range(-3, 4)
+
+
+def _points(n: int):
+    if n == 0:
+        yield ()
+        return
+    for rest in _points(n - 1):
+        for v in _RANGE:
+            yield rest + (v,)
+
+
+_constraint = st.builds(
+    lambda coefs, const, eq: C(tuple((i, c) for i, c in enumerate(coefs) if c), const, eq),
+    st.lists(st.integers(-2, 2), min_size=2, max_size=2), st.integers(-4, 4), st.booleans())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), _constraint), min_size=1, max_size=10))
+def test_satisfiable_and_entails_agree_with_brute_force_over_a_box(steps):
+    """Witness points and the box answer many questions without isl. Facts added and
+    questions asked in turn on one polyhedron (later questions read the witnesses of
+    earlier ones, added facts must drop them): each answer is checked against every
+    integer point of the box ``-3 <= x, y <= 3`` that satisfies the facts so far; after a
+    fact, every earlier question is asked again."""
+    p = Polyhedron(2)
+    p.add_all([C(((i, 1),), 3) for i in range(2)] + [C(((i, -1),), 3) for i in range(2)])
+    facts: list = []
+    asked: list = []
+    for is_fact, c in steps:
+        if is_fact:
+            p.add(c)
+            facts.append(c)
+        else:
+            asked.append(c)
+        inside = [x for x in _points(2) if all(f.holds_at(x) for f in facts)]
+        for q in asked if is_fact else [c]:
+            assert p.satisfiable_with(q) == any(q.holds_at(x) for x in inside)
+            assert p.entails(q) == all(q.holds_at(x) for x in inside)
+
+
+def test_a_witness_answers_without_isl_and_is_dropped_when_a_constraint_is_added():
+    p = Polyhedron(2)
+    p.add_all([C(((0, 1),), 0), C(((1, 1),), 0), C(((0, -1), (1, -1)), 10)])  # x, y >= 0, x + y <= 10
+    assert p.satisfiable_with(C(((0, 1),), -1)) is True  # x >= 1: isl's point kept
+    assert p._witnesses
+    p.add(C(((0, -1),), 0))  # x <= 0
+    assert not p._witnesses
+    assert p.satisfiable_with(C(((0, 1),), -1)) is False
+
+
+def test_planted_error_a_stale_witness_is_caught(monkeypatch):
+    """Witnesses kept across an added constraint (what the clear in ``add`` prevents)."""
+    def add_keeping_witnesses(self, c):
+        self.bset = self.bset.add_constraint(self._constraint(c))
+        if len(c.coefs) == 1:
+            self._bound(c)
+
+    monkeypatch.setattr(Polyhedron, "add", add_keeping_witnesses)
+    with pytest.raises((AssertionError, ExceptionGroup)):  # hypothesis may find several
+        test_satisfiable_and_entails_agree_with_brute_force_over_a_box()
+
+
+def test_planted_error_a_box_rounded_the_wrong_way_is_caught(monkeypatch):
+    """A lower bound one too high (``2x + 1 >= 0`` read as ``x >= 1``)."""
+    right = Polyhedron._bound
+
+    def one_too_high(self, c):
+        right(self, c)
+        box = self._box[c.coefs[0][0]]
+        if box[0] is not None:
+            box[0] += 1
+
+    monkeypatch.setattr(Polyhedron, "_bound", one_too_high)
+    with pytest.raises((AssertionError, ExceptionGroup)):  # hypothesis may find several
+        test_satisfiable_and_entails_agree_with_brute_force_over_a_box()

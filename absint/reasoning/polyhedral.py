@@ -24,7 +24,7 @@ from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.links import links
 from domains.bounds import is_infinite
-from domains.packing import nearest_slice
+from domains.packing import nearest_block
 from domains.polyhedra import LinearConstraint, Polyhedron
 
 #: slice size, counted in weight: a variable weighs 1, a nonlinear atom (which brings
@@ -37,8 +37,10 @@ MAX_OPERATIONS = 20_000
 #: after this many isl queries in a row without a verdict, only every k-th candidate is
 #: tried (k grows with the streak): files full of real guards do not pay isl on each
 BACKOFF_STREAK = 32
-#: polyhedra kept for the next questions on the same atoms while the network is unchanged
-KEPT_POLYHEDRA = 4
+#: polyhedra kept for the next questions on the same slice while the network is unchanged
+KEPT_POLYHEDRA = 8
+#: slices kept (by their seed atoms) while the network is unchanged
+KEPT_SLICES = 64
 
 
 @attrs.frozen(slots=True)
@@ -83,8 +85,13 @@ class PolyhedralLayer:
         #: verdict, candidates seen); blocks back off apart, so unrelated parts of a program
         #: (N copies of one model in a file) do not make each other's questions skip isl
         self._streaks: dict[object, tuple[int, int]] = {}
-        #: (seed atoms, epoch, key count) -> (slice, polyhedron): see :meth:`_built`
-        self._kept: dict[tuple, tuple[Slice, Polyhedron | None]] = {}
+        #: the network's (epoch, key count) the kept slices and polyhedra were built in;
+        #: seed atoms -> slice atoms; slice atoms -> (slice, polyhedron): see :meth:`_built`
+        self._kept_state: tuple[int, int] | None = None
+        self._kept_slices: dict[tuple[Term, ...], list[Term] | None] = {}
+        self._kept: dict[frozenset, tuple[Slice, Polyhedron | None]] = {}
+        self._kept_differences: dict[frozenset, bool] = {}
+        self._whole_blocks: dict[Term, list[Term]] = {}
 
     # ------------------------------------------------------------ slices
 
@@ -101,11 +108,17 @@ class PolyhedralLayer:
 
     def _slice(self, atoms: list[Term]) -> list[Term] | None:
         """The nearest slice around ``atoms``, or None if it cannot hold them all."""
+        return self._slice_and_whole(atoms)[0]
+
+    def _slice_and_whole(self, atoms: list[Term]) -> tuple[list[Term] | None, bool]:
+        """:meth:`_slice`, and whether it is the whole block of related atoms (then it is
+        the slice of every atom in it)."""
         def weight(a: Term) -> int:
             return 1 if a.kind == "var" else NONLINEAR_WEIGHT
 
-        out = [a for a in nearest_slice(atoms, self._neighbours, self.max_slice, weight) if a.sort is INT]
-        return out if all(a in out for a in atoms) else None
+        found, whole = nearest_block(atoms, self._neighbours, self.max_slice, weight)
+        out = [a for a in found if a.sort is INT]
+        return (out, whole) if all(a in out for a in atoms) else (None, False)
 
     def _polyhedron(self, s: Slice, n_params: int = 0) -> Polyhedron:
         poly = Polyhedron(s.n_dims, n_params, max_operations=self.max_operations)
@@ -248,8 +261,8 @@ class PolyhedralLayer:
             return None
         atoms = None
         if settled_by_zones:
-            atoms = self._slice(list(coefs))
-            if atoms is None or self._differences_only(atoms):
+            atoms = self._slice_atoms(tuple(coefs))
+            if atoms is None or self._kept_differences_only(atoms):
                 self.left_to_zones += atoms is not None
                 return None
         block = self.network.block_of(next(a for a in coefs if self.network.related(a)))
@@ -273,7 +286,7 @@ class PolyhedralLayer:
 
     def restore(self, mark: dict) -> None:
         self._streaks = dict(mark)
-        self._kept.clear()  # the epoch goes back too: a kept polyhedron could match other facts
+        self._kept_state = None  # the epoch goes back too: a kept polyhedron could match other facts
 
     def relational_verdict_elsewhere(self, g: Term) -> None:
         """Another relational layer (difference bounds) decided ``g``: that ends its block's
@@ -283,20 +296,54 @@ class PolyhedralLayer:
             if block in self._streaks:
                 self._streaks[block] = (0, self._streaks[block][1])
 
+    def _keep_state(self) -> None:
+        """Forget the kept slices and polyhedra once the network has changed (its epoch
+        or its number of keys): they were built from facts that are no longer all."""
+        state = (self.network.epoch, self.network.key_count())
+        if state != self._kept_state:
+            self._kept_state = state
+            self._kept_slices.clear()
+            self._kept.clear()
+            self._kept_differences.clear()
+            self._whole_blocks.clear()
+
+    def _slice_atoms(self, seeds: tuple[Term, ...]) -> list[Term] | None:
+        """:meth:`_slice` of ``seeds``, kept while the network is the same; a slice that is
+        a whole block is the slice of all its atoms (the 32 sizes of one split: one walk)."""
+        self._keep_state()
+        if seeds in self._kept_slices:
+            return self._kept_slices[seeds]
+        blocks = {id(self._whole_blocks.get(a)) for a in seeds}
+        if len(blocks) == 1 and seeds[0] in self._whole_blocks:
+            return self._whole_blocks[seeds[0]]
+        atoms, whole = self._slice_and_whole(list(seeds))
+        _bounded_put(self._kept_slices, seeds, atoms, KEPT_SLICES)
+        if whole:
+            self._whole_blocks.update(dict.fromkeys(atoms, atoms))
+        return atoms
+
+    def _kept_differences_only(self, atoms: list[Term]) -> bool:
+        """:meth:`_differences_only`, kept per slice while the network is the same."""
+        key = frozenset(atoms)
+        if key not in self._kept_differences:
+            _bounded_put(self._kept_differences, key, self._differences_only(atoms), KEPT_SLICES)
+        return self._kept_differences[key]
+
     def _built(self, seeds: tuple[Term, ...], atoms: list[Term] | None) -> tuple[Slice, Polyhedron] | None:
-        """The slice around ``seeds`` and its polyhedron, kept while the network is the same
-        (its epoch and its number of keys): PyTorch asks ``u == 0``, ``u != 0``, ``u == 1``,
-        ``u < 2`` of one size in a row, and each would build the same polyhedron."""
-        key = (seeds, self.network.epoch, self.network.key_count())
+        """The slice around ``seeds`` and its polyhedron, kept while the network is the same.
+        PyTorch asks ``u == 0``, ``u != 0``, ``u == 1``, ``u < 2`` of each of a split's
+        sizes, whose slices are all one block: one polyhedron serves them all, and its
+        witness points answer most of the questions without isl
+        (:meth:`domains.polyhedra.Polyhedron.satisfiable_with`)."""
+        atoms = atoms or self._slice_atoms(seeds)
+        if atoms is None:
+            return None
+        key = frozenset(atoms)
         kept = self._kept.get(key)
         if kept is None:
-            atoms = atoms or self._slice(list(seeds))
-            if atoms is None:
-                return None
             s = self._constraints(atoms)
-            kept = self._kept[key] = (s, self._polyhedron(s) if s.relational else None)
-            if len(self._kept) > KEPT_POLYHEDRA:
-                self._kept.pop(next(iter(self._kept)))
+            kept = (s, self._polyhedron(s) if s.relational else None)
+            _bounded_put(self._kept, key, kept, KEPT_POLYHEDRA)
         return kept
 
     def _entailment(self, g: Term, s: Slice, poly: Polyhedron) -> bool | None:
@@ -354,6 +401,13 @@ class PolyhedralLayer:
             lhs = T.add(T.const(con.const), *(T.scale(atom_at[i], v) for i, v in con.coefs))
             out.append(T.eq(lhs, T.ZERO) if con.equality else T.ge(lhs, T.ZERO))
         return out
+
+
+def _bounded_put(kept: dict, key, value, limit: int) -> None:
+    """``kept[key] = value``, the oldest entry dropped past ``limit``."""
+    kept[key] = value
+    if len(kept) > limit:
+        kept.pop(next(iter(kept)))
 
 
 def _within(coefs: dict[Term, int], const, lo, hi, index: dict[Term, int]) -> list[LinearConstraint]:
