@@ -31,6 +31,7 @@ from term_strategies import int_terms
 z3 = pytest.importorskip("z3")
 
 SPECS = os.path.join(os.path.dirname(__file__), "..", "examples", "specs")
+CORPUS = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus"))
 NAMES = ("x", "y", "z")
 VARS = [T.var(n, T.INT) for n in NAMES]
 k = T.const
@@ -343,3 +344,68 @@ def test_the_benchmark_times_both_sides():
     assert (found, end) == (33, "unsat") and len(z) == 34
     _, _, _, end = z3_times(os.path.join(SPECS, "contradictory.smt2"), 5, 0)
     assert end == "unsat"
+
+
+# ---------------------------------------------------------------- unbounded symbols, --max, the walk
+
+UNBOUNDED_OFFSET = """(declare-const s0 Int)
+(set-info :example-s0 96)
+(declare-const off Int)
+(set-info :example-off 0)
+(assert (>= s0 2))
+(assert (>= off 0))
+(assert (= (mod (+ off s0) 97) 1))
+(assert (= (mod off 13) 0))
+"""
+
+
+def test_a_symbol_unbounded_above_is_drawn_without_a_crash(tmp_path):
+    """A storage offset only ``>= 0`` in a component whose box draws mostly fail: the
+    propagated draw read its infinite upper bound (``math.floor(inf)``: the crash on 10 of
+    40 corpus files)."""
+    f = tmp_path / "offset.smt2"
+    f.write_text(UNBOUNDED_OFFSET)
+    report = sample_file(str(f), 5, seed=1)
+    assert report.error is None and report.result.status == SAT and len(report.result.points) == 5
+    facts = parse(UNBOUNDED_OFFSET).facts
+    assert all(truth_at(x.term, p) is True for p in report.result.points for x in facts)
+    assert "off" in report.result.free
+
+
+def test_samples_stay_within_max_unless_the_facts_ask_for_more(tmp_path, capsys):
+    f = tmp_path / "big.smt2"
+    f.write_text("(declare-const s Int)\n(declare-const t Int)\n(assert (>= s 2))\n"
+                 "(assert (<= s 9223372036854775807))\n(assert (>= t 100000))\n(assert (<= t 100010))\n")
+    assert main(["sample", str(f), "-n", "20", "--seed", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert all(2 <= p["s"] <= 2**16 for p in out["samples"])
+    assert all(100000 <= p["t"] <= 100010 for p in out["samples"])  # beyond --max: the facts win
+    assert out["free"] == ["s"]
+    assert main(["sample", str(f), "-n", "20", "--seed", "3", "--max", "none", "--json"]) == 0
+    wide = json.loads(capsys.readouterr().out)
+    assert max(p["s"] for p in wide["samples"]) > 2**16
+    assert main(["sample", str(f), "-n", "5", "--seed", "3", "--max", "10", "--json"]) == 0
+    assert all(p["s"] <= 10 for p in json.loads(capsys.readouterr().out)["samples"])
+
+
+def test_a_product_no_draw_meets_is_sampled_by_walking_from_the_example(tmp_path):
+    f = tmp_path / "numel.smt2"
+    f.write_text("(declare-const a Int)\n(set-info :example-a 12)\n(declare-const b Int)\n"
+                 "(set-info :example-b 84)\n(declare-const c Int)\n(set-info :example-c 189)\n"
+                 "(assert (>= a 1))\n(assert (>= b 1))\n(assert (>= c 1))\n(assert (= (* a b c) 190512))\n")
+    report = sample_file(str(f), 6, seed=2)
+    points = report.result.points
+    assert report.result.status == SAT and len(points) == 6
+    assert all(p["a"] * p["b"] * p["c"] == 190512 and min(p.values()) >= 1 for p in points)
+    assert len({tuple(p.values()) for p in points}) > 1  # walked, not the example six times
+
+
+@pytest.mark.skipif(not os.path.isdir(CORPUS), reason=f"the shared corpus is not at {CORPUS}")
+def test_corpus_files_that_crashed_are_sampled():
+    for name in ("swin_base_patch4_window7_224___0", "timm_efficientnet___0", "yolov3___140", "drq___0"):
+        path = os.path.join(CORPUS, name + ".smt2")
+        report = sample_file(path, 3, seed=1)
+        assert report.error is None and report.result.status == SAT, (name, report)
+        program = parse(open(path).read())
+        for p in report.result.points:
+            assert all(truth_at(x.term, p) is True for x in program.facts), name

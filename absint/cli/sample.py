@@ -18,7 +18,7 @@ import attrs
 from absint.lang import terms as T
 from absint.reasoning.reasoner import Reasoner
 from absint.readers.smtlib import SmtLibError, read_file
-from absint.search.sampling import DEFAULT_LIMIT, IMPOSSIBLE, SAT, Samples, Unsampleable, sample, solutions
+from absint.search.sampling import DEFAULT_LIMIT, IMPOSSIBLE, LARGEST, SAT, Samples, Unsampleable, sample, solutions
 
 EPILOG = """\
 what is reported, per file:
@@ -26,13 +26,16 @@ what is reported, per file:
   impossible  proved: the asserts are contradictory, or --exhaustive tried every point
   unknown     no point found, and none proved absent
 With --exhaustive, every solution is listed (at most --limit of them) with their number;
---count-only gives the number alone. Symbols unbounded on a side are drawn from a window
-of 256 values next to their bound (samples), or refused (--exhaustive).
+--count-only gives the number alone. Samples are drawn within -65536..65536 where the asserts
+allow it (--max changes the bound, --max none lifts it); symbols unbounded on a side are drawn
+from a window of 256 values next to their bound (samples), or refused (--exhaustive). The
+symbols whose values were chosen that way, not forced by the asserts, are listed as "free".
 output:
   text on stdout, errors on stderr as 'FILE:LINE:COLUMN: message' (or 'FILE: message');
   with --json, one JSON object per line and file:
   {"file", "status": "sat" | "impossible" | "unknown", "samples": [{symbol: int}]}, plus
-  "count" and "complete" with --exhaustive, "reason" when there is one, "error" on an error.
+  "free" (symbols drawn within --max or a window) for samples, "count" and "complete" with
+  --exhaustive, "reason" when there is one, "error" on an error.
 exit status: 0 if every file was reported; 1 if a file could not be read, parsed or sampled
   (the other files are still reported); 2 on a usage error.
 """
@@ -53,13 +56,15 @@ class FileSamples:
         d: dict = {"file": self.file, "status": r.status, "samples": [dict(p) for p in r.points]}
         if exhaustive:
             d["count"], d["complete"] = r.count, r.complete
+        else:
+            d["free"] = list(r.free)
         if r.reason is not None:
             d["reason"] = r.reason
         return d
 
 
 def sample_file(path: str, n: int, seed: int | None = None, exhaustive: bool = False,
-                limit: int = DEFAULT_LIMIT, keep: bool = True) -> FileSamples:
+                limit: int = DEFAULT_LIMIT, keep: bool = True, largest: int | None = LARGEST) -> FileSamples:
     """One file's samples; never raises for a bad file (the error is in the report). Read in a
     fresh term table, as ``absint analyze`` does, so the answer does not depend on earlier files."""
     try:
@@ -69,7 +74,7 @@ def sample_file(path: str, n: int, seed: int | None = None, exhaustive: bool = F
             for fact in program.facts:
                 r.assume(fact.term)
             symbols = [s.term for s in program.symbols]
-            found = solutions(r, limit, keep, symbols) if exhaustive else sample(r, n, seed, symbols)
+            found = solutions(r, limit, keep, symbols) if exhaustive else sample(r, n, seed, symbols, largest, _example(program))
             order = [s.name for s in program.symbols]  # points as the spec declares its symbols
             points = tuple({k: p[k] for k in order if k in p} for p in found.points)
             return FileSamples(path, attrs.evolve(found, points=points))
@@ -82,6 +87,12 @@ def sample_file(path: str, n: int, seed: int | None = None, exhaustive: bool = F
         return FileSamples(path, error=_one_line(f"{path}: {e}"))
     except Exception as e:  # a bug of ours: the other files are still reported
         return FileSamples(path, error=_one_line(f"{path}: internal error: {type(e).__name__}: {e}"))
+
+
+def _example(program) -> dict[str, int] | None:
+    """The file's example point, when every symbol has an integer one (a solution to walk from)."""
+    point = {s.name: s.hint for s in program.symbols}
+    return point if all(isinstance(v, int) for v in point.values()) else None
 
 
 def _one_line(text: str) -> str:
@@ -113,7 +124,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count-only", action="store_true", help="with --exhaustive: the number, not the list")
     parser.add_argument("--limit", type=_natural, default=DEFAULT_LIMIT, metavar="L",
                         help=f"with --exhaustive: stop after L solutions (default {DEFAULT_LIMIT})")
+    parser.add_argument("--max", type=_largest, default=LARGEST, metavar="M", dest="largest",
+                        help=f"samples: draw within -M..M where the asserts allow it (default {LARGEST}; "
+                        "'none': anywhere they allow)")
     parser.add_argument("--json", action="store_true", help="one JSON object per file and line")
+
+
+def _largest(text: str) -> int | None:
+    return None if text.strip().lower() == "none" else _natural(text)
 
 
 def _natural(text: str) -> int:
@@ -135,7 +153,8 @@ def run(args) -> int:
         return 2
     failed = 0
     for path in files:
-        report = sample_file(path, args.n, args.seed, args.exhaustive, args.limit, not args.count_only)
+        report = sample_file(path, args.n, args.seed, args.exhaustive, args.limit, not args.count_only,
+                             args.largest)
         if report.error is not None:
             print(report.error, file=sys.stderr)
             failed += 1

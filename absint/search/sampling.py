@@ -40,6 +40,10 @@ from absint.reasoning.reasoner import Checkpoint, Reasoner
 #: a variable unbounded on a side is drawn from a window this wide next to its finite bound
 #: (around 0 if it has none): samples are still solutions, uniformity means nothing there
 UNBOUNDED_SPAN = 256
+#: samples are drawn within ``-LARGEST..LARGEST`` where the facts allow it (a size of 2**16:
+#: NNSmith and GenCoG draw attributes from small ranges; no operator test can use a size of
+#: 5e18, which a file's ``x <= 2**63 - 1`` allows)
+LARGEST = 2**16
 #: box draws per sample before a propagated draw, when the acceptance rate is not yet known
 REJECTION_TRIES = 64
 #: at most this many box draws per sample, whatever the estimated acceptance rate
@@ -48,6 +52,8 @@ MAX_REJECTION_TRIES = 4096
 VALUE_TRIES = 8
 #: propagated draws per sample before the sample is given up (status ``unknown`` if none found)
 PROPAGATED_TRIES = 64
+#: random moves from the example point per sample, when draws find no solution
+WALK_STEPS = 64
 #: solutions an exhaustive enumeration lists or counts before it stops (``--limit``)
 DEFAULT_LIMIT = 100_000
 #: points an exhaustive enumeration evaluates before it stops (the count is then incomplete)
@@ -72,6 +78,9 @@ class Samples:
     count: int | None = None
     complete: bool = True
     reason: str | None = None
+    #: symbols drawn from a window (unbounded on a side) or within ``largest`` (bounded by
+    #: the facts only beyond it): values chosen, not forced
+    free: tuple[str, ...] = ()
 
 
 @attrs.frozen(slots=True)
@@ -106,11 +115,14 @@ class Space:
     facts: tuple[Term, ...]
     unbounded: tuple[str, ...]
     loose: tuple[Term, ...] = ()  # facts over fixed variables only, in no component
+    free: tuple[str, ...] = ()  # ``unbounded``, and the variables whose box ``largest`` narrowed
 
 
-def build_space(r: Reasoner, variables: Iterable[Term] = ()) -> Space:
+def build_space(r: Reasoner, variables: Iterable[Term] = (), largest: int | None = None) -> Space:
     """The space of ``r``'s facts (assumed, not contradictory) over their variables and
-    ``variables``. Raises :class:`Unsampleable` for a variable that is not Int."""
+    ``variables``; ``largest``: each box narrowed to ``-largest..largest`` where it meets it
+    (samples only: an enumeration must see every solution). Raises :class:`Unsampleable` for
+    a variable that is not Int."""
     facts = tuple(r.facts)
     found = {v: None for f in facts for v in T.free_vars(f)}
     found.update((v, None) for v in variables)
@@ -123,12 +135,29 @@ def build_space(r: Reasoner, variables: Iterable[Term] = ()) -> Space:
     basis_of = {v: frozenset(x for x in T.free_vars(forms[v]) if x.kind == "var") for v in ordered}
     constants = tuple((v, forms[v].data) for v in ordered if forms[v].kind == "const")
     fixed = tuple((v.data, c) for v, c in constants)
-    components, unbounded = [], []
+    components, unbounded, narrowed = [], [], []
     for group in _components(basis_of, facts):
         comp = _component(r, group, forms, basis_of, facts, unbounded)
+        if largest is not None:
+            comp = _within_largest(comp, largest, narrowed)
         components.append(attrs.evolve(comp, fixed=fixed))
     loose = tuple(f for f in facts if not any(basis_of[v] for v in T.free_vars(f)))
-    return Space(ordered, tuple(components), constants, facts, tuple(sorted(unbounded)), loose)
+    free = tuple(sorted(set(unbounded) | set(narrowed)))
+    return Space(ordered, tuple(components), constants, facts, tuple(sorted(unbounded)), loose, free)
+
+
+def _within_largest(comp: Component, largest: int, narrowed: list[str]) -> Component:
+    """``comp`` with each box narrowed to ``-largest..largest`` where the two meet (a box
+    wholly beyond it is kept: the facts ask for large values there)."""
+    box = []
+    for b, (lo, hi) in zip(comp.basis, comp.box):
+        lo2, hi2 = max(lo, -largest), min(hi, largest)
+        if lo2 > hi2:
+            lo2, hi2 = lo, hi
+        if (lo2, hi2) != (lo, hi):
+            narrowed.append(b.data)
+        box.append((lo2, hi2))
+    return attrs.evolve(comp, box=tuple(box))
 
 
 def _components(basis_of: dict[Term, frozenset[Term]], facts: Sequence[Term]) -> list[list[Term]]:
@@ -173,6 +202,8 @@ def _component(r: Reasoner, group: list[Term], forms: dict[Term, Term],
 def window(lo: object, hi: object) -> tuple[int, int]:
     """Integer range of a variable bounded by ``lo``/``hi`` (possibly infinite): a window of
     :data:`UNBOUNDED_SPAN` values next to a finite bound, around 0 without one."""
+    if lo == math.inf or hi == -math.inf:  # no value at all (contradictory bounds)
+        return 0, -1
     finite_lo, finite_hi = lo != -math.inf, hi != math.inf
     if finite_lo and finite_hi:
         return math.ceil(lo), math.floor(hi)
@@ -181,6 +212,16 @@ def window(lo: object, hi: object) -> tuple[int, int]:
     if finite_hi:
         return math.floor(hi) - UNBOUNDED_SPAN + 1, math.floor(hi)
     return -(UNBOUNDED_SPAN // 2), UNBOUNDED_SPAN // 2 - 1
+
+
+def clipped(box: tuple[int, int], lo: object, hi: object) -> tuple[int, int]:
+    """The integers of ``box`` within ``lo..hi``: bounds that may be infinite (an unbacked
+    size nothing bounds above) or fractional (empty when ``lo > hi``)."""
+    if lo == math.inf or hi == -math.inf:
+        return box[0], box[0] - 1
+    low = box[0] if lo == -math.inf else max(box[0], math.ceil(lo))
+    high = box[1] if hi == math.inf else min(box[1], math.floor(hi))
+    return low, high
 
 
 def complete(component: Component, values: dict[str, int]) -> dict[str, int] | None:
@@ -215,18 +256,22 @@ def holds(facts: Iterable[Term], point: dict[str, int]) -> bool:
 
 class Sampler:
     """Draws points of a space on its reasoner, rolled back to the checkpoint ``cp`` (taken
-    after the facts) after each propagated draw; keeps each component's acceptance rate."""
+    after the facts) after each propagated draw; keeps each component's acceptance rate.
+    ``start``: a known solution (a file's example point), walked from when draws fail."""
 
-    def __init__(self, r: Reasoner, space: Space, rng: random.Random, cp: Checkpoint):
+    def __init__(self, r: Reasoner, space: Space, rng: random.Random, cp: Checkpoint,
+                 start: dict[str, int] | None = None):
         self.r, self.space, self.rng, self.cp = r, space, rng, cp
         self.trials = [0] * len(space.components)
         self.hits = [0] * len(space.components)
+        self.start = start
+        self.hopeless = [False] * len(space.components)  # propagated draws failed once
 
     def point(self) -> dict[str, int] | None:
         """One solution (every fact checked), or None if the draws kept failing."""
         out = {v.data: c for v, c in self.space.constants}
         for i, comp in enumerate(self.space.components):
-            values = self._from_box(i, comp) or self._propagated(comp)
+            values = self._from_box(i, comp) or self._propagated_unless_hopeless(i, comp) or self._walked(comp)
             if values is None:
                 return None
             out.update(values)
@@ -251,6 +296,57 @@ class Sampler:
                 self.hits[i] += 1
                 return point
         return None
+
+    def _propagated_unless_hopeless(self, i: int, comp: Component) -> dict[str, int] | None:
+        """Propagated draws, until they have failed once on this component with a known
+        solution to walk from (then each sample would pay their whole budget again)."""
+        if self.hopeless[i]:
+            return None
+        point = self._propagated(comp)
+        self.hopeless[i] = point is None and self.start is not None
+        return point
+
+    def _walked(self, comp: Component) -> dict[str, int] | None:
+        """A solution reached from ``start`` by :data:`WALK_STEPS` random moves of one basis
+        variable each, a move kept only where every fact of the component still holds (a
+        nonlinear ``s0*s1*s2 == 190512`` that no box draw meets); None without ``start``."""
+        names = [b.data for b in comp.basis]
+        if self.start is None or any(n not in self.start for n in names):
+            return None
+        values = {n: self.start[n] for n in names}
+        point = complete(comp, values)
+        if point is None:
+            return None
+        moves = list(zip(names, comp.box))
+        for _ in range(WALK_STEPS):
+            trial_values = self._moved(values, moves)
+            trial = complete(comp, trial_values)
+            if trial is not None:
+                values, point = trial_values, trial
+        return point
+
+    def _moved(self, values: dict[str, int], moves: list[tuple[str, tuple[int, int]]]) -> dict[str, int]:
+        """``values`` with one variable moved (a step, a doubling or halving, a draw in its
+        box), or two traded by a small factor (``a*b*c == K`` keeps holding)."""
+        rng = self.rng
+        name, box = rng.choice(moves)
+        v = values[name]
+        out = dict(values)
+        kind = rng.randrange(5)
+        if kind == 0:
+            out[name] = v + rng.choice((-1, 1)) * rng.randint(1, 8)
+        elif kind == 1:
+            out[name] = v * 2
+        elif kind == 2:
+            out[name] = v // 2
+        elif kind == 3 and box[0] <= box[1]:
+            out[name] = rng.randint(*box)
+        elif len(moves) > 1:
+            other = rng.choice([n for n, _ in moves if n != name])
+            f = rng.choice((2, 3, 5, 7))
+            if out[other] % f == 0:
+                out[name], out[other] = v * f, out[other] // f
+        return out
 
     def _propagated(self, comp: Component) -> dict[str, int] | None:
         for _ in range(PROPAGATED_TRIES):
@@ -285,8 +381,7 @@ class Sampler:
         return None
 
     def _current(self, b: Term, box: tuple[int, int]) -> tuple[int, int]:
-        lo, hi = self.r.bounds(b)
-        return max(box[0], math.ceil(lo)), min(box[1], math.floor(hi))
+        return clipped(box, *self.r.bounds(b))
 
     def _assumed_value(self, b: Term, lo: int, hi: int) -> int | None:
         """A uniform value of ``b`` in ``lo..hi`` assumed without contradiction (a forced one,
@@ -305,27 +400,37 @@ class Sampler:
         return None
 
 
-def draws(r: Reasoner, seed: int | None = None, variables: Iterable[Term] = ()) -> Iterator[dict[str, int] | None]:
+def draws(r: Reasoner, seed: int | None = None, variables: Iterable[Term] = (),
+          largest: int | None = None, space_out: list | None = None,
+          start: dict[str, int] | None = None) -> Iterator[dict[str, int] | None]:
     """Independent solutions of ``r``'s facts (not contradictory), one per ``next``; None when
     a draw found none within its budget. Everything happens under a checkpoint, rolled back
-    when the generator is closed, so ``r`` is left as it was."""
+    when the generator is closed, so ``r`` is left as it was. ``largest``: see
+    :func:`build_space`; ``space_out`` receives the space drawn from; ``start``: a known
+    solution to walk from where draws fail (see :class:`Sampler`)."""
     with r.tentatively():
-        space = build_space(r, variables)
-        sampler = Sampler(r, space, random.Random(seed), r.checkpoint())
+        space = build_space(r, variables, largest)
+        if space_out is not None:
+            space_out.append(space)
+        sampler = Sampler(r, space, random.Random(seed), r.checkpoint(), start)
         while True:
             yield sampler.point()
 
 
-def sample(r: Reasoner, n: int, seed: int | None = None, variables: Iterable[Term] = ()) -> Samples:
+def sample(r: Reasoner, n: int, seed: int | None = None, variables: Iterable[Term] = (),
+           largest: int | None = LARGEST, start: dict[str, int] | None = None) -> Samples:
     """``n`` independent draws of solutions of ``r``'s facts (repeats possible, as with
-    uniform draws), over the facts' variables and ``variables``. ``r`` is left as it was.
+    uniform draws), over the facts' variables and ``variables``, within ``-largest..largest``
+    where the facts allow it (None: anywhere the facts allow); ``start``: a known solution (the
+    example point) walked from where draws fail. ``r`` is left as it was.
     Raises :class:`Unsampleable` for a variable that is not Int."""
     if n < 0:
         raise ValueError(f"the number of samples must be >= 0, got {n}")
     if r.contradiction:
         return Samples(IMPOSSIBLE, reason="the facts are contradictory")
     points: list[dict[str, int]] = []
-    source = draws(r, seed, variables)
+    spaces: list[Space] = []
+    source = draws(r, seed, variables, largest, spaces, start)
     try:
         while len(points) < n:
             p = next(source)
@@ -334,11 +439,12 @@ def sample(r: Reasoner, n: int, seed: int | None = None, variables: Iterable[Ter
             points.append(p)
     finally:
         source.close()
+    free = spaces[0].free if spaces else ()
     if len(points) == n:
-        return Samples(SAT, tuple(points))
+        return Samples(SAT, tuple(points), free=free)
     reason = (f"found {len(points)} of {n}: the last sample failed {MAX_REJECTION_TRIES} box draws "
               f"and {PROPAGATED_TRIES} propagated draws at most")
-    return Samples(SAT if points else UNKNOWN, tuple(points), reason=reason)
+    return Samples(SAT if points else UNKNOWN, tuple(points), reason=reason, free=free)
 
 
 # ------------------------------------------------------------------ every solution
@@ -366,9 +472,9 @@ class Enumeration:
         self._level(0, {})
 
     def _range(self, i: int) -> range:
-        b, (box_lo, box_hi) = self.order[i]
-        lo, hi = self.r.bounds(b)
-        return range(max(box_lo, math.ceil(lo)), min(box_hi, math.floor(hi)) + 1)
+        b, box = self.order[i]
+        lo, hi = clipped(box, *self.r.bounds(b))
+        return range(lo, hi + 1)
 
     def _level(self, i: int, values: dict[str, int]) -> None:
         b = self.order[i][0]
