@@ -4,17 +4,28 @@
 
 from __future__ import annotations
 
-import ast
+import glob
+import importlib.util
 import json
+import os
+import random
 import re
+import subprocess
+import sys
+
+import pytest
 
 import sympy
 
 from absint import ShapeReasoner
 from absint.cli import main
-from absint.lang.evaluator import truth_at
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
 from absint.readers.smtlib import parse
+from absint.inputs.export import python_name
 from benchmarks.generators import PRELUDE_TEXT, build
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
 
 #: x_size2 must be at least 35 and odd-or-zero mod 4, and x_stride0 is defined by the sizes
 PROGRAM = PRELUDE_TEXT + """
@@ -107,25 +118,111 @@ def test_within_usage_errors(tmp_path, capsys):
     assert code == 2 and "no symbol named nope" in err
 
 
-def test_export_parses_and_names_every_dynamic_symbol(tmp_path, capsys):
-    for kind, n in (("conv", 3), ("reshape", 2), ("attention", 1), ("jagged", 4)):
-        path = write(tmp_path, f"{kind}.smt2", build(kind, n, 0).text)
-        code, out, _ = run(capsys, path, "--export")
-        assert code == 0
-        tree = ast.parse(out)
-        assigned = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets}
-        for s in parse(build(kind, n, 0).text).symbols:
-            assert s.name in assigned, (kind, s.name)
+def _exported(tmp_path, capsys, name: str, text: str, as_script: bool = False):
+    """The module ``--export`` writes for ``text``, imported (and first run as a script:
+    ``python out.py``, a second interpreter importing torch, where ``as_script``)."""
+    path = write(tmp_path, f"{name}.smt2", text)
+    code, out, _ = run(capsys, path, "--export")
+    assert code == 0
+    module = tmp_path / f"{name}_inputs.py"
+    module.write_text(out)
+    if as_script:
+        ran = subprocess.run([sys.executable, str(module)], capture_output=True, text=True, timeout=300)
+        assert ran.returncode == 0, ran.stderr
+    spec = importlib.util.spec_from_file_location(f"{name}_inputs", module)
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return out, loaded
+
+
+def _passes(check_inputs, point: dict) -> bool:
+    try:
+        check_inputs(**{python_name(k): v for k, v in point.items()})
+        return True
+    except RuntimeError:
+        return False
+
+
+EXPORTED = [(os.path.basename(f)[:-5], open(f).read()) for f in sorted(glob.glob(os.path.join(EXAMPLES, "*.smt2")))]
+EXPORTED += [(kind, build(kind, n, 0).text) for kind, n in (("conv", 3), ("reshape", 2), ("attention", 1), ("jagged", 4))]
+
+
+def _around(example: dict, program, rng: random.Random) -> dict:
+    """The example point with symbols moved a little, then each symbol an assert defines
+    (``x_stride0 = C*H*W``) set to its definition's value, so that most points pass the
+    equalities and the other constraints decide."""
+    point = {k: max(-2, v + rng.choice((0, 0, -1, 1, rng.randint(-9, 9)))) for k, v in example.items()}
+    for f in program.facts:
+        t = f.term
+        if t.kind == "eq" and t.args[0].kind == "lin":  # a normal x - rhs == 0
+            coefs, c = T.linear_parts(t.args[0])
+            for x, a in coefs.items():
+                if x.kind == "var" and a in (1, -1) and x.data in point:
+                    try:
+                        point[x.data] = -a * evaluate(T.add(t.args[0], T.scale(x, -a)), point)
+                    except NotEvaluable:
+                        pass
+                    break
+    return point
+
+
+@pytest.mark.parametrize("name,text", EXPORTED, ids=[n for n, _ in EXPORTED])
+def test_exported_module_runs_and_its_check_is_the_asserts(tmp_path, capsys, name, text):
+    """The module runs (as a script for pool_skip, whose module-level checks raised before);
+    ``check_inputs`` passes exactly where every assert holds (the evaluator), at the example
+    point and at 300 points around it."""
+    pytest.importorskip("torch")
+    _, module = _exported(tmp_path, capsys, name, text, as_script=name == "pool_skip")
+    program = parse(text)
+    example = {s.name: s.hint if s.hint is not None else 1 for s in program.symbols}
+    rng = random.Random(0)
+    points = [example] + [_around(example, program, rng) for _ in range(300)]
+    agreed = {True: 0, False: 0}
+    for p in points:
+        truths = [truth_at(f.term, p) for f in program.facts]
+        if None in truths:
+            continue
+        valid = all(truths)
+        assert _passes(module.check_inputs, p) == valid, (name, p)
+        agreed[valid] += 1
+    assert agreed[False] > 0
+    if all(s.hint is not None for s in program.symbols):
+        assert _passes(module.check_inputs, example)
 
 
 def test_export_of_derived_and_residues(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", PROGRAM)
-    _, out, _ = run(capsys, path, "--export")
-    ast.parse(out)
+    pytest.importorskip("torch")
+    out, module = _exported(tmp_path, capsys, "p", PROGRAM)
     assert 'x_size0 = Dim("x_size0", min=1, max=64)' in out
     assert "y_size0 = 2*x_size0 + 1  # derived" in out
     assert "x_size1 = 3" in out
-    assert "torch._check(x_size2 % 4 == 0 or x_size2 % 4 == 3)" in out
+    assert "(x_size2 % 4) == 0 or (x_size2 % 4) == 3" in out
+    assert module.dynamic_shapes == {"x": {0: module.x_size0, 1: 3, 2: module.x_size2}, "y": {0: module.y_size0}}
+    assert "x_stride0" not in module.dims  # a stride is no dimension: a parameter of check_inputs
+
+
+TENSOR_NAMED = [e for e in EXPORTED if e[0] == "pooled_input"] + [("derived", PROGRAM)]
+
+
+@pytest.mark.parametrize("name,text", TENSOR_NAMED, ids=[n for n, _ in TENSOR_NAMED])
+def test_torch_export_takes_the_dynamic_shapes(tmp_path, capsys, name, text):
+    """A real ``nn.Module`` over the program's tensors, exported with the module's
+    ``dynamic_shapes`` at the example sizes: torch accepts the Dims, ranges and derived dims."""
+    torch = pytest.importorskip("torch")
+    _, module = _exported(tmp_path, capsys, name, text)
+    program = parse(text)
+    hints = {s.name: s.hint for s in program.symbols}
+    tensors = {t: torch.zeros(*[hints[f"{t}_size{d}"] for d in range(len(shape))])
+               for t, shape in module.dynamic_shapes.items()}
+    assert tensors, name
+
+    class Sum(torch.nn.Module):
+        def forward(self, *xs):
+            return sum(x.sum() for x in xs)
+
+    shapes = tuple(module.dynamic_shapes[t] for t in tensors)
+    ep = torch.export.export(Sum(), tuple(tensors.values()), dynamic_shapes=(shapes,))  # the one *xs
+    assert ep.range_constraints
 
 
 def test_a_bad_file_is_positioned_and_the_others_reported(tmp_path, capsys):
@@ -201,3 +298,15 @@ def test_a_refused_or_unknown_preset_exits_2(tmp_path, capsys):
     assert "pool_skip.smt2" in err
     code, _, err = run(capsys, POOL_SKIP, "--preset", "ge3")
     assert code == 2 and "unknown preset 'ge3'" in err
+
+
+def test_planted_error_a_dropped_check_is_caught(tmp_path, capsys, monkeypatch):
+    """``check_inputs`` without one constraint of the description (pool_skip's ``H mod 8 in
+    {0, 7}``) passes points an assert fails: the evaluator comparison above catches it."""
+    from absint.inputs.description import ValidInputs
+
+    every = ValidInputs.constraints
+    monkeypatch.setattr(ValidInputs, "constraints", lambda self: [c for c in every(self) if "mod H 8" not in str(c)])
+    name, text = next(e for e in EXPORTED if e[0] == "pool_skip")
+    with pytest.raises(AssertionError):
+        test_exported_module_runs_and_its_check_is_the_asserts(tmp_path, capsys, name, text)

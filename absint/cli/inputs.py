@@ -112,7 +112,8 @@ def inputs_of_file(path: str, within: dict | None = None, export: bool = False,
             assumed = [f.term for f in facts]
             d = describe_program(loaded.program, assumed)
             found, undecided = violations(loaded.program, within, assumed=assumed) if within else ([], [])
-            text = export_text(d, path) if export else None
+            unbacked = frozenset(s.name for s in loaded.program.symbols if not s.backed)
+            text = export_text(d, path, unbacked) if export else None
         except preset_facts.PresetRefused as e:
             return FileInputs(path, error=f"{path}: {e}", usage_error=True)
         except BadDeclaration as e:
