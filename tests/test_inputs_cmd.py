@@ -22,7 +22,9 @@ from absint.cli import main
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
 from absint.readers.smtlib import parse
+from absint.inputs import within
 from absint.inputs.export import python_name
+from absint.inputs.within import first_failing
 from benchmarks.generators import PRELUDE_TEXT, build
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
@@ -106,7 +108,7 @@ def test_within_message_and_exit_status(tmp_path, capsys):
     code, out, _ = run(capsys, path, "--within", "x_size0=1..64,x_size2=35..512")
     assert code == 1  # x_size2 = 37 is 1 mod 4
     line = PROGRAM.splitlines().index("(assert (not (= (mod x_size2 4) 1)))") + 1
-    assert f"{path}:{line}:1: guard can fail: x_size2=37" in out
+    assert f"{path}:{line}:1: guard (x_size2 % 4) != 1 can fail: x_size2=37" in out
     code, out, err = run(capsys, path, "--within", "x_size0=1..64,x_size2=35..35")
     assert code == 0 and "can fail" not in out and "undecided" not in err
 
@@ -310,3 +312,41 @@ def test_planted_error_a_dropped_check_is_caught(tmp_path, capsys, monkeypatch):
     name, text = next(e for e in EXPORTED if e[0] == "pool_skip")
     with pytest.raises(AssertionError):
         test_exported_module_runs_and_its_check_is_the_asserts(tmp_path, capsys, name, text)
+
+
+JAGGED = PRELUDE_TEXT + """
+(declare-const values_size0 Int)
+(set-info :example-values_size0 12)
+(declare-const u0 Int)
+(declare-const u1 Int)
+(assert (>= u0 0))
+(assert (>= u1 0))
+(assert (= values_size0 (+ u0 u1)))
+"""
+
+
+def test_within_moves_unbacked_symbols_that_no_range_limits(tmp_path, capsys):
+    """``u0 >= 0`` on an unbacked length fails at a negative ``u0``: the pool never moved it
+    (it moves declared symbols); the search for the assert alone does."""
+    path = write(tmp_path, "jagged.smt2", JAGGED)
+    code, out, err = run(capsys, path, "--within", "values_size0=0..100", "--json")
+    record = json.loads(out)
+    failing = {v["index"]: v for v in record["violations"]}
+    assert code == 1 and set(failing) == {0, 1, 2} and not record["undecided"]
+    facts = [f.term for f in parse(JAGGED).facts]
+    for i, v in failing.items():
+        point = v["counterexample"]
+        assert 0 <= point["values_size0"] <= 100 and first_failing(facts, point) == i
+    assert failing[0]["text"] == "0 <= u0"
+    _, text, _ = run(capsys, path, "--within", "values_size0=0..100")
+    line = JAGGED.splitlines().index("(assert (>= u0 0))") + 1
+    assert f"{path}:{line}:1: guard 0 <= u0 can fail: u0=" in text
+
+
+def test_within_says_why_an_assert_is_undecided(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(within, "SEARCH_DRAWS", 0)
+    path = write(tmp_path, "jagged.smt2", JAGGED)
+    code, out, err = run(capsys, path, "--within", "values_size0=0..100", "--json")
+    undecided = json.loads(out)["undecided"]
+    assert [u["reason"] for u in undecided] == ["no point found in 0 draws"] * 2
+    assert "guard 0 <= u0 may fail (undecided: no point found in 0 draws)" in err

@@ -40,11 +40,12 @@ what is reported, per file:
   example value unless an assert defines it, as x_stride0 = x_size1*x_size2; an
   unbacked one is free): every assert that can fail for an
   input inside the declaration that passed the asserts before it, as
-  'FILE:LINE:COLUMN: guard can fail: x=33' with a counterexample checked by the
-  evaluator; an assert neither proved safe nor shown failing is reported on stderr
-  as 'guard may fail (undecided)'.
---export: the description as Python for torch.export (Dim, derived dims, and
-  torch._check lines for the rest).
+  'FILE:LINE:COLUMN: guard W % 2 == 0 can fail: W=33' with a counterexample checked
+  by the evaluator; an assert neither proved safe nor shown failing is reported on
+  stderr as 'guard ... may fail (undecided: REASON)'.
+--export: the description as a Python module for torch.export: Dims and derived
+  dims, dynamic_shapes from the <tensor>_size<d> names, and check_inputs(...) with
+  every constraint as torch._check, for an input's values.
 output:
   a summary per file on stdout; errors on stderr as 'FILE:LINE:COLUMN: message'.
   With --json, one JSON object per line and file: {"file", "asserts",
@@ -52,7 +53,8 @@ output:
   "ranges" [{"symbol", "lo", "hi", "modulus", "residues"}] (null: unbounded),
   "relations" [smtlib], "smtlib" [every constraint], "exact", "reason", "size",
   "seconds", "error"}, with --within also "violations" and "undecided" [{"index",
-  "position", "guard", "counterexample"}], with --export also "export", with
+  "position", "guard", "text", "counterexample"}] ("reason" when undecided), with
+  --export also "export", with
   --preset also "presets" {"names" [name], "facts" [smtlib]}.
 --preset NAME: the preset's facts are assumed ahead of the asserts: the description
   (and --within) is of the inputs that pass the presets *and* the asserts; assert

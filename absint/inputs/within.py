@@ -12,10 +12,16 @@ its example value, unless an assert *defines* it (the first ``x = rhs`` for it, 
 not constant: ``x_stride0 = x_size1 * x_size2``), then it is that definition, recomputed
 at every point (so a defining assert never fails); unbacked symbols are free.
 
+An assert the pool leaves open is searched for on its own: the declaration and asserts
+``0..i-1`` with the assert's negation, drawn from by :mod:`absint.search.sampling` (which
+moves unbacked symbols too: ``u0 >= 0`` on a length nothing bounds fails at ``u0 = -1``),
+within :data:`SEARCH_SECONDS` of CPU per file. A negation absint refutes proves the assert.
+
 Every counterexample reported is checked by the evaluator (inside the ranges, asserts
 ``0..i-1`` hold, assert ``i`` is false). An assert absint proves implied by the declaration
 and the asserts before it is silent; one neither proved nor refuted by a checked point is
-*undecided*, never a violation.
+*undecided*, never a violation, and says why (the search found no point, its budget was
+spent, a symbol it cannot draw).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import itertools
 import math
 import random
 import re
+import time
 from typing import Iterable, Mapping, Sequence
 
 import attrs
@@ -31,11 +38,12 @@ import attrs
 from absint.inputs.description import solved
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
-from absint.lang.printer import brief
+from absint.lang.printer import brief, to_infix
 from absint.lang.program import Program
 from absint.lang.terms import INT, Term
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
+from absint.search.sampling import Unsampleable, draws
 
 #: random points in the pool (deterministic: seeded)
 RANDOM_POINTS = 200
@@ -43,6 +51,10 @@ RANDOM_POINTS = 200
 EXHAUSTIVE = 4096
 #: rounds of recomputing the symbols that asserts define
 DEFINITION_ROUNDS = 4
+#: draws of the search for one assert the pool left open
+SEARCH_DRAWS = 8
+#: CPU seconds per file for those searches (the asserts after it stay undecided, saying so)
+SEARCH_SECONDS = 5.0
 
 _RANGE = re.compile(r"\s*([^=,\s]+)\s*=\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*")
 
@@ -61,17 +73,22 @@ class Violation:
     guard: str
     counterexample: dict[str, int] | None
     shown: tuple[str, ...] = ()
+    text: str = ""  # the guard in infix, as a reader writes it
+    reason: str | None = None  # why an undecided assert is undecided
 
     def to_json(self) -> dict:
-        return {"index": self.index, "position": self.position, "guard": self.guard,
-                "counterexample": self.counterexample}
+        out = {"index": self.index, "position": self.position, "guard": self.guard, "text": self.text,
+               "counterexample": self.counterexample}
+        if self.counterexample is None:
+            out["reason"] = self.reason
+        return out
 
     def message(self) -> str:
         where = self.position or f"assert {self.index}"
         if self.counterexample is None:
-            return f"{where}: guard may fail (undecided): {self.guard}"
+            return f"{where}: guard {self.text} may fail (undecided: {self.reason})"
         values = ", ".join(f"{n}={self.counterexample[n]}" for n in self.shown)
-        return f"{where}: guard can fail: {values}"
+        return f"{where}: guard {self.text} can fail: {values}"
 
 
 def parse_ranges(text: str) -> dict[str, tuple[int, int]]:
@@ -116,16 +133,66 @@ def violations(program: Program, declared: Mapping[str, tuple[int, int]],
         r.assume(t)
     found: list[Violation] = []
     undecided: list[Violation] = []
+    search = FailureSearch(program, declared, facts, definitions, assumed, seed)
     for fact in program.facts:
         point = first_failure.get(fact.index)
+        if point is None and fact.index not in definitions and r.decide(fact.term).truth is not Truth.TRUE:
+            point, reason = search.failure(r, fact.index)
+            if point is None and reason is not None:
+                undecided.append(_violation(fact, None, reason))
         if point is not None:
             found.append(_violation(fact, point))
-        elif fact.index not in definitions and r.decide(fact.term).truth is not Truth.TRUE:
-            undecided.append(_violation(fact, None))
         r.assume(fact.term)
         if r.contradiction:  # no input inside the declaration passes asserts 0..i
             break
     return found, undecided
+
+
+class FailureSearch:
+    """Points that make one assert fail first, drawn from the declaration, the asserts
+    before it and its negation; every point checked by the evaluator as the pool's are."""
+
+    def __init__(self, program: Program, declared, facts: list[Term], definitions, assumed, seed: int):
+        self.program, self.declared, self.facts = program, declared, facts
+        self.definitions, self.assumed, self.seed = definitions, assumed, seed
+        self.variables = [s.term for s in program.symbols]
+        defined = {n for n, _ in definitions.values()}
+        self.fixed = {s.name: s.hint for s in program.symbols
+                      if s.hint is not None and s.name not in declared and s.name not in defined}
+        self.spent = 0.0
+
+    def failure(self, r: Reasoner, index: int) -> tuple[dict[str, int] | None, str | None]:
+        """``(point, None)``; ``(None, None)`` when the negation is refuted (the assert holds
+        throughout); else ``(None, reason)``."""
+        if self.spent >= SEARCH_SECONDS:
+            return None, f"the search's {SEARCH_SECONDS:g} s for this file were spent"
+        start = time.process_time()
+        try:
+            return self._search(r, index)
+        except Unsampleable as e:
+            return None, str(e)
+        finally:
+            self.spent += time.process_time() - start
+
+    def _search(self, r: Reasoner, index: int) -> tuple[dict[str, int] | None, str | None]:
+        with r.tentatively():
+            r.assume(T.not_(self.facts[index]))
+            if r.contradiction:
+                return None, None
+            source = draws(r, self.seed + index, self.variables)
+            try:
+                for _ in range(SEARCH_DRAWS):
+                    point = next(source)
+                    if point is not None and self._fails_first(point, index):
+                        return point, None
+            finally:
+                source.close()
+        return None, f"no point found in {SEARCH_DRAWS} draws"
+
+    def _fails_first(self, point: dict[str, int], index: int) -> bool:
+        return (inside(point, self.declared) and all(point.get(n) == v for n, v in self.fixed.items())
+                and all(truth_at(t, point) is True for t in self.assumed)
+                and first_failing(self.facts, point) == index)
 
 
 def declaration(program: Program, declared: Mapping[str, tuple[int, int]],
@@ -146,10 +213,17 @@ def declaration(program: Program, declared: Mapping[str, tuple[int, int]],
     return r
 
 
-def _violation(fact, point: dict[str, int] | None) -> Violation:
+def _violation(fact, point: dict[str, int] | None, reason: str | None = None) -> Violation:
     pos = fact.position
     shown = tuple(sorted(v.data for v in T.free_vars(fact.term)))
-    return Violation(fact.index, None if pos is None else str(pos), brief(fact.term), point, shown)
+    return Violation(fact.index, None if pos is None else str(pos), brief(fact.term), point, shown,
+                     brief_infix(fact.term), reason)
+
+
+def brief_infix(t: Term, limit: int = 160) -> str:
+    """``t`` in infix, cut at ``limit`` characters (a guard over a thousand-term sum)."""
+    text = to_infix(t)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 # ------------------------------------------------------------------ the pool of points
