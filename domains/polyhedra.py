@@ -218,9 +218,18 @@ class Polyhedron:
 
 
 def _val(ctx: isl.Context, v: int) -> isl.Val:
-    """An isl integer of any size, built arithmetically (no string parsing)."""
+    """An isl integer of any size, built arithmetically (no string parsing) and without
+    recursion: a numeral of thousands of digits (the reader accepts them) is Horner's rule
+    over base-2**62 digits."""
     if -(2**62) < v < 2**62:
         return isl.Val.int_from_si(ctx, v)
-    high, low = divmod(v, 2**62)
-    return _val(ctx, high).mul(isl.Val.int_from_si(ctx, 2**31).mul(isl.Val.int_from_si(ctx, 2**31))).add(
-        isl.Val.int_from_si(ctx, low))
+    digits = []
+    rest = abs(v)
+    while rest:
+        rest, low = divmod(rest, 2**62)
+        digits.append(low)
+    base = isl.Val.int_from_si(ctx, 2**31).mul(isl.Val.int_from_si(ctx, 2**31))
+    out = isl.Val.int_from_si(ctx, 0)
+    for d in reversed(digits):
+        out = out.mul(base).add(isl.Val.int_from_si(ctx, d))
+    return out.neg() if v < 0 else out

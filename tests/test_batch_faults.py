@@ -344,3 +344,41 @@ def test_a_refuted_assert_in_a_program_without_example_values_is_no_soundness_bu
             "(assert (= OW (- W 2)))(assert (>= OW 1))")
     a = analyze_program(parse(text, "spec.smt2"))
     assert a.letters == "??F" and a.example_violations == ()
+
+
+def test_an_internal_error_on_one_assert_costs_that_assert_only(tmp_path, monkeypatch):
+    """A bug of ours while deciding one assert (a RecursionError in a layer) leaves that
+    assert ``?`` with its message and position; the file's other verdicts stay; an error
+    while assuming one leaves the asserts after it ``?`` (never a verdict from a
+    half-updated reasoner)."""
+    from absint.batch.analyze import analyze_file
+    from absint.batch.record import FileRecord
+    from absint.reasoning.reasoner import Reasoner
+
+    path = tmp_path / "p.smt2"
+    path.write_text("(declare-const x Int)\n(assert (>= x 1))\n(assert (>= x 0))\n"
+                    "(assert (>= x 2))\n(assert (>= x -5))\n")
+    decide, assume = Reasoner.decide, Reasoner.assume
+
+    def failing_decide(self, guard):
+        if "(- 5)" in str(guard) or "-5" in str(guard):
+            raise RecursionError("maximum recursion depth exceeded")
+        return decide(self, guard)
+
+    monkeypatch.setattr(Reasoner, "decide", failing_decide)
+    rec = analyze_file(str(path))
+    assert rec.error is None and rec.verdicts == "?T??"
+    assert [i for i, _ in rec.assert_errors] == [3]
+    assert "p.smt2:5:1: internal error: RecursionError" in rec.assert_errors[0][1]
+    assert FileRecord.from_json(rec.to_json()) == rec
+
+    def failing_assume(self, fact):
+        if "2" in str(fact):
+            raise ValueError("planted")
+        return assume(self, fact)
+
+    monkeypatch.setattr(Reasoner, "decide", decide)
+    monkeypatch.setattr(Reasoner, "assume", failing_assume)
+    rec = analyze_file(str(path))
+    assert rec.verdicts == "?T??" and rec.assert_errors[0][0] == 2
+    assert "the asserts after it are not decided" in rec.assert_errors[0][1]

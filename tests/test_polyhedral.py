@@ -208,3 +208,15 @@ def test_planted_error_a_box_rounded_the_wrong_way_is_caught(monkeypatch):
     monkeypatch.setattr(Polyhedron, "_bound", one_too_high)
     with pytest.raises((AssertionError, ExceptionGroup)):  # hypothesis may find several
         test_satisfiable_and_entails_agree_with_brute_force_over_a_box()
+
+
+def test_a_numeral_of_many_thousand_digits_is_exact_without_recursion():
+    """The reader accepts any numeral; isl's integers were built recursively, one level per
+    62 bits (a RecursionError at about 20,000 digits, and the file lost every verdict)."""
+    big = 10**30000 + 7
+    p = Polyhedron(1)
+    p.add(C(((0, 1),), -big))  # x >= big
+    assert p.entails(C(((0, 1),), -big + 1)) is True
+    assert p.entails(C(((0, 1),), -big - 1)) is False
+    p.add(C(((0, -1),), big))  # x <= big: x == big
+    assert p.satisfiable_with(C(((0, 1),), -big, True)) is True

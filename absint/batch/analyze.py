@@ -21,7 +21,7 @@ from absint.reasoning.reasoner import Reasoner
 from absint.batch.record import FileRecord
 from absint.readers.files import LoadedFile, load_bytes, load_program
 from absint.lang.terms import fresh_table
-from absint.reasoning.verdict import Truth, Verdict
+from absint.reasoning.verdict import UNKNOWN, Truth, Verdict
 
 
 @attrs.frozen(slots=True)
@@ -33,6 +33,8 @@ class ProgramAnalysis:
     contradiction: int | None
     example_violations: tuple[int, ...]
     inconsistent_at: int | None = None
+    #: (assert index, message) of the asserts an internal error left undecided
+    assert_errors: tuple[tuple[int, str], ...] = ()
 
     @property
     def letters(self) -> str:
@@ -61,20 +63,52 @@ def analyze_program(program: Program, check_example: bool = True, reasoner: Reas
     r.prefer_to_eliminate(s.term for s in program.symbols if s.backed)
     preset_facts.assume(r, program, presets)
     definitions, first_use = program.definitions()
-    verdicts = []
+    verdicts: list[Verdict] = []
+    errors: list[tuple[int, str]] = []
     contradiction = None
     for fact in program.facts:
         if fact.index == first_use:
             r.register(definitions)
-        verdicts.append(r.decide(fact.term))
-        r.assume(fact.term)
+        verdicts.append(_decided(r, fact, errors))
+        if not _assumed(r, fact, errors):
+            verdicts += [UNKNOWN] * (len(program.facts) - len(verdicts))
+            break
         if contradiction is None and r.contradiction:
             contradiction = fact.index
+    errors_ = tuple(errors)
     if not check_example:
-        return ProgramAnalysis(tuple(verdicts), contradiction, ())
+        return ProgramAnalysis(tuple(verdicts), contradiction, (), assert_errors=errors_)
     values = example_values(program)
     broken = next((f.index for f, value in zip(program.facts, values) if value is False), None)
-    return ProgramAnalysis(tuple(verdicts), contradiction, example_violations(program, verdicts, values), broken)
+    return ProgramAnalysis(tuple(verdicts), contradiction, example_violations(program, verdicts, values), broken,
+                           errors_)
+
+
+def _decided(r: Reasoner, fact, errors: list[tuple[int, str]]) -> Verdict:
+    """``r.decide`` of one assert; an internal error costs that assert only (UNKNOWN, its
+    message kept), not the file's other verdicts."""
+    try:
+        return r.decide(fact.term)
+    except Exception as e:  # a bug of ours (RecursionError, isl): the other asserts go on
+        errors.append((fact.index, _internal(fact, e)))
+        return UNKNOWN
+
+
+def _assumed(r: Reasoner, fact, errors: list[tuple[int, str]]) -> bool:
+    """``r.assume`` of one assert; False after an internal error: the reasoner may hold part
+    of the fact's consequences, so the asserts after it are left undecided (never a verdict
+    from a half-updated state)."""
+    try:
+        r.assume(fact.term)
+        return True
+    except Exception as e:
+        errors.append((fact.index, _internal(fact, e) + "; the asserts after it are not decided"))
+        return False
+
+
+def _internal(fact, e: BaseException) -> str:
+    where = f"{fact.position}: " if fact.position is not None else f"assert {fact.index}: "
+    return " ".join(f"{where}internal error: {type(e).__name__}: {e}".split())[:300]
 
 
 def example_values(program: Program) -> list[bool | None]:
@@ -154,4 +188,5 @@ def record_of(loaded: LoadedFile, start: float, presets: tuple[str, ...] = ()) -
         name, len(loaded.program.facts), analysis.letters, round(time.process_time() - start, 6), None,
         loaded.digest, round(parsed - start, 6), analysis.layer_counts(), analysis.contradiction,
         analysis.example_violations, analysis.warning, presets=presets,
+        assert_errors=analysis.assert_errors,
     )

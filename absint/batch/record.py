@@ -14,8 +14,10 @@ contradictory, or null) and ``example_violations`` (asserts whose verdict is
 contradicted by the example point: must be empty), and ``warning`` where
 there is one (``example point violates assert N: hints inconsistent``: the
 file's hints break one of its own asserts, so its verdicts are checked only up
-to that assert). Last, ``attempts`` (2) on the record of a file whose process
-died again when ``--resume`` retried it.
+to that assert), and ``assert_errors`` where an internal error left asserts undecided
+(``[{"index", "error"}]``: that assert is ``?``, the others keep their verdicts; an error
+while assuming one leaves the asserts after it ``?``). Last, ``attempts`` (2) on the
+record of a file whose process died again when ``--resume`` retried it.
 
 Keeping the producers on one class is what keeps the JSON the same whichever
 path (analysis, parse error, timeout, dead worker, Dask) made a record.
@@ -71,6 +73,7 @@ class FileRecord:
     attempts: int = 1
     presets: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     preset_refused: bool = False
+    assert_errors: tuple[tuple[int, str], ...] = attrs.field(default=(), converter=lambda v: tuple(map(tuple, v)))
 
     # ------------------------------------------------------------ constructors
 
@@ -152,6 +155,8 @@ class FileRecord:
                        contradiction=self.contradiction, example_violations=list(self.example_violations))
         if self.warning is not None:
             out["warning"] = self.warning
+        if self.assert_errors:
+            out["assert_errors"] = [{"index": i, "error": e} for i, e in self.assert_errors]
         if self.attempts > 1:
             out["attempts"] = self.attempts
         return out
@@ -166,6 +171,7 @@ class FileRecord:
                 obj.get("layers") or (), obj.get("contradiction"), obj.get("example_violations") or (),
                 obj.get("warning"), int(obj.get("attempts") or 1),
                 tuple(str(p) for p in obj.get("presets") or ()), bool(obj.get("preset_refused")),
+                tuple((int(e["index"]), str(e["error"])) for e in obj.get("assert_errors") or ()),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ValueError(f"not a file record: {e}") from None
