@@ -378,7 +378,7 @@ def report(args, records: list[FileRecord], new: int, wall: float, where: str) -
                 out.print(file_line(r), markup=False)
         _print_summary(Console(file=sys.stdout, highlight=False), s, wall, len(records) - new, where,
                        layer_totals(records) if args.stats else None)
-    err = Console(file=sys.stderr, highlight=False)
+    err = Console(file=sys.stderr, highlight=False, soft_wrap=True)  # messages unwrapped: grep-able
     for r in records:
         if r.preset_refused:
             err.print(Text(f"{r.file}: {r.error}"), style="red")

@@ -17,11 +17,18 @@ Presets:
 * ``ge2``: every *dynamic* size symbol ``>= 2``: PyTorch specialises sizes 0 and 1, so a
   size traced at 0 or 1 is static for its guards and is left out; unbacked sizes (no
   example value) are dynamic and included;
-* ``contiguous``: per tensor, ``stride[last] = 1`` and ``stride[d] = stride[d+1]*size[d+1]``
-  (each fact only when its symbols are declared; a constant size or stride is no symbol,
-  the layout's value is used only for symbols);
-* ``duck``: backed size symbols whose example values are equal are one symbol
-  (``a = b`` for each later one against the first).
+* each of the three also: every stride and storage offset symbol ``>= 0`` (PyTorch has no
+  negative strides or offsets: ``as_strided`` refuses them);
+* ``contiguous``: per tensor whose every size is a symbol, what ``Tensor.is_contiguous``
+  checks: ``stride[d] = size[d+1]*...*size[last]`` for every dimension whose size is not 1,
+  unless the tensor has no element (``is_contiguous`` ignores a size-1 dimension's stride
+  and every stride of an empty tensor): ``size[d] == 1 or numel == 0 or stride[d] == ...``;
+* ``dense``: a freshly allocated tensor (``torch.empty(sizes)``): every stride of its
+  contiguous layout, size-1 dimensions included, ``stride[d] = max(size[d+1], 1)*...``
+  (PyTorch's layout of an empty tensor), and storage offset 0;
+* ``duck``: backed size symbols whose example values are equal and at least 2 are one
+  symbol (``a = b`` for each later one against the first); PyTorch specialises 0 and 1
+  instead, so sizes traced there are no symbols to unify.
 
 A fact that is false at the example point is refused (:class:`PresetRefused`): the
 program was traced there, so the preset does not describe it.
@@ -102,36 +109,67 @@ def _fact(op: str, a: Term, b: Term) -> tuple[Term, str]:
 
 
 def _at_least(k: int, dynamic_only: bool = False) -> Callable[[Program], list[tuple[Term, str]]]:
-    """``size >= k`` for every size symbol (with ``dynamic_only``, not those traced at 0 or 1)."""
+    """``size >= k`` for every size symbol (with ``dynamic_only``, not those traced at 0 or 1),
+    and ``>= 0`` for every stride and storage offset symbol."""
     def build(program: Program) -> list[tuple[Term, str]]:
-        return [_fact(">=", s.term, T.const(k)) for s in size_symbols(program)
-                if not (dynamic_only and s.hint in (0, 1))]
+        sizes = [_fact(">=", s.term, T.const(k)) for s in size_symbols(program)
+                 if not (dynamic_only and s.hint in (0, 1))]
+        return sizes + [_fact(">=", s.term, T.ZERO) for s in layout_symbols(program)]
 
     return build
 
 
+def layout_symbols(program: Program) -> list[Symbol]:
+    """Every ``<tensor>_stride<d>`` and ``<tensor>_storage_offset`` Int symbol, in declaration order."""
+    return [s for s in program.symbols if s.sort is INT and (_STRIDE.match(s.name) or _OFFSET.match(s.name))]
+
+
+def _strides_of_a_layout(t: Tensor, at_least_one: bool = False) -> list[tuple[int, Term, Term]] | None:
+    """``(d, stride[d], size[d+1]*...*size[last])`` for each stride symbol of a tensor whose
+    every size is a symbol (None otherwise: a constant size is unknown here); with
+    ``at_least_one``, each size as ``max(size, 1)``, as PyTorch allocates an empty tensor."""
+    sizes, rank = dict(t.sizes), t.rank
+    if any(d not in sizes for d in range(rank)):
+        return None
+
+    def size(k: int) -> Term:
+        return T.maximum(sizes[k].term, T.ONE) if at_least_one else sizes[k].term
+
+    return [(d, s.term, T.mul(*(size(k) for k in range(d + 1, rank))) if d + 1 < rank else T.ONE)
+            for d, s in t.strides]
+
+
 def _contiguous(program: Program) -> list[tuple[Term, str]]:
-    """``stride[last] = 1``, ``stride[d] = stride[d+1]*size[d+1]`` where the symbols exist."""
+    """What ``Tensor.is_contiguous`` checks, per dimension (see the module docstring)."""
     out: list[tuple[Term, str]] = []
     for t in tensors(program):
-        sizes, strides = dict(t.sizes), dict(t.strides)
-        last = t.rank - 1
-        if last in strides:
-            out.append(_fact("==", strides[last].term, T.ONE))
-        for d in range(last - 1, -1, -1):
-            if d in strides and d + 1 in strides and d + 1 in sizes:
-                out.append(_fact("==", strides[d].term, T.mul(strides[d + 1].term, sizes[d + 1].term)))
-            elif d in strides and d + 1 == last and d + 1 in sizes:  # stride[last] = 1 is a constant
-                out.append(_fact("==", strides[d].term, sizes[d + 1].term))
+        layout = _strides_of_a_layout(t)
+        sizes = dict(t.sizes)
+        empty = T.or_(*(T.eq(s.term, T.ZERO) for _, s in t.sizes)) if t.sizes else T.FALSE
+        for d, stride, expected in reversed(layout or ()):  # the innermost first, as a reader checks
+            one = T.eq(sizes[d].term, T.ONE)
+            out.append((T.or_(one, empty, T.eq(stride, expected)),
+                        f"{sizes[d].name} == 1 or numel({t.name}) == 0 or {to_infix(stride)} == {to_infix(expected)}"))
+    return out
+
+
+def _dense(program: Program) -> list[tuple[Term, str]]:
+    """A freshly allocated tensor: every stride of the contiguous layout, storage offset 0."""
+    out: list[tuple[Term, str]] = []
+    for t in tensors(program):
+        layout = _strides_of_a_layout(t, at_least_one=True)
+        out += [_fact("==", stride, expected) for _, stride, expected in reversed(layout or ())]
+        if t.offset is not None:
+            out.append(_fact("==", t.offset.term, T.ZERO))
     return out
 
 
 def _duck(program: Program) -> list[tuple[Term, str]]:
-    """Backed sizes with equal example values: each later one equals the first."""
+    """Backed sizes with equal example values of at least 2: each later one equals the first."""
     first: dict[object, Symbol] = {}
     out: list[tuple[Term, str]] = []
     for s in size_symbols(program):
-        if not s.backed:
+        if not s.backed or not isinstance(s.hint, int) or s.hint < 2:
             continue
         f = first.setdefault(s.hint, s)
         if f is not s:
@@ -141,13 +179,15 @@ def _duck(program: Program) -> list[tuple[Term, str]]:
 
 #: name -> (what it assumes, how its facts are built)
 PRESETS: dict[str, tuple[str, Callable[[Program], list[tuple[Term, str]]]]] = {
-    "nonneg": ("every size symbol >= 0", _at_least(0)),
-    "ge1": ("every size symbol >= 1", _at_least(1)),
-    "ge2": ("every dynamic size symbol >= 2 (those traced at 0 or 1 are static: left out)",
-            _at_least(2, dynamic_only=True)),
-    "contiguous": ("each tensor's strides are a contiguous layout's: stride[last] = 1, "
-                   "stride[d] = stride[d+1]*size[d+1]", _contiguous),
-    "duck": ("sizes equal at the example point are one symbol (a = b)", _duck),
+    "nonneg": ("every size symbol >= 0; every stride and storage offset >= 0", _at_least(0)),
+    "ge1": ("every size symbol >= 1; every stride and storage offset >= 0", _at_least(1)),
+    "ge2": ("every dynamic size symbol >= 2 (those traced at 0 or 1 are static: left out); "
+            "every stride and storage offset >= 0", _at_least(2, dynamic_only=True)),
+    "contiguous": ("as Tensor.is_contiguous: stride[d] = size[d+1]*...*size[last] for each "
+                   "dimension of size other than 1, unless the tensor is empty", _contiguous),
+    "dense": ("a freshly allocated tensor: stride[d] = size[d+1]*...*size[last] for every "
+              "dimension, storage offset 0", _dense),
+    "duck": ("sizes equal at the example point, and at least 2, are one symbol (a = b)", _duck),
 }
 
 
