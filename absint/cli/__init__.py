@@ -1,4 +1,4 @@
-"""Command line: ``absint check | analyze | compare | bounds | outputs | presets | validate | sample | solve | inputs``.
+"""Command line: ``absint check | analyze | compare | bounds | outputs | presets | validate | sample | solve | inputs | explain``.
 
 Each subcommand lives in its own module with ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs,
@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sample": ("absint.cli.sample", "shapes that satisfy operator specs: random samples or every solution"),
     "solve": ("absint.cli.solve", "inputs that give wanted outputs (--want 'output0_size0 == 8'), or a proof of none"),
     "inputs": ("absint.cli.inputs", "the inputs that pass every assert: constants, equalities, ranges, relations"),
+    "explain": ("absint.cli.explain", "why one assert (FILE:LINE) has its verdict: the earlier asserts it needs, or a failing point"),
 }
 
 

@@ -38,6 +38,7 @@ from absint.batch.jsonl import JsonlSink, ResultsBusy, read_records
 from absint.batch.record import FileRecord, readable
 from absint.cli.budgets import add_budget_arguments
 from absint.presets import option as preset_option
+from absint.lang.terms import fresh_table
 from absint.readers.files import MB, file_sha256
 
 SLOWEST = 5
@@ -111,6 +112,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help="stdout: one JSON object (summary, verdicts per layer, one record per file as "
                              "in --jsonl) instead of the lines and the table")
+    parser.add_argument("--asserts", action="store_true",
+                        help="list every assert of each file: FILE:LINE:COLUMN: verdict, deciding layer, the "
+                             "assert in infix (with --json: one object per assert and line); in this process, "
+                             "without the batch options; 'absint explain FILE:LINE' says why")
     preset_option.add_argument(parser)
 
 
@@ -428,6 +433,8 @@ def _inputs(args) -> tuple[list[str], JsonlSink | None]:
 
 
 def run(args) -> int:
+    if args.asserts:
+        return _asserts(args)
     try:
         files, sink = _inputs(args)
     except UsageError as e:
@@ -448,6 +455,28 @@ def run(args) -> int:
     if sink is not None:
         sink.start([r.to_json() for r in kept.values()])
     return _run(args, sink, executor, where, tasks, kept, todo)
+
+
+def _asserts(args) -> int:
+    """``--asserts``: each file's asserts, one line (or JSON object) each."""
+    from absint.explain import assert_rows
+    from absint.readers.files import load_program, smt2_files
+
+    files = smt2_files(args.paths)
+    if not files:
+        print("absint analyze: no .smt2 files found", file=sys.stderr)
+        return 2
+    failed = 0
+    for path in files:
+        with fresh_table():
+            loaded = load_program(path, label=path)
+            if not loaded.ok:
+                print(" ".join(str(loaded.error).split()), file=sys.stderr)
+                failed += 1
+                continue
+            for row in assert_rows(loaded.program, preset_option.names(args)):
+                print(json.dumps(row.to_json(path)) if args.json else row.line(), flush=True)
+    return 1 if failed else 0
 
 
 def _run(args, sink: JsonlSink | None, executor, where: str, tasks: list[Task], kept: dict,

@@ -1,0 +1,74 @@
+"""``absint explain FILE:LINE``: why one assert has its verdict.
+
+The assert written on LINE is decided against the asserts before it, as ``absint analyze``
+does; then a TRUE or FALSE verdict is shown with the earlier asserts it needs (a smallest
+set found by deletion, see :mod:`absint.explain`), and FALSE or UNKNOWN with a point where
+the earlier asserts hold and this one fails (UNKNOWN also one where it holds), each
+checked by the evaluator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from absint.explain import EXPLAIN_SECONDS, assert_rows, explain, fact_at_line
+from absint.lang.terms import fresh_table
+from absint.readers.files import load_program
+
+EPILOG = f"""\
+example:
+  absint explain examples/pool_skip.smt2:47
+output:
+  the assert (FILE:LINE:COLUMN: verdict, layer, text), then 'because' and the earlier
+  asserts that decide it (each FILE:LINE:COLUMN and text; 'not minimal' when the search
+  for a smallest set ran out of its {EXPLAIN_SECONDS:g} s), or 'fails at' / 'holds at' and a point.
+  With --json, one object: {{"file", "index", "position", "text", "verdict", "layer",
+  "premises" [{{"index", "position", "text"}}], "minimal", "failing_point", "passing_point"}}.
+exit status: 0 when explained; 1 if the file cannot be read or parsed or has no assert on
+  LINE; 2 on a usage error.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("where", metavar="FILE:LINE", help="an .smt2 file and the line of one of its asserts")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the point search (default 0)")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def run(args) -> int:
+    path, _, line = args.where.rpartition(":")
+    if not path or not line.isdigit():
+        print(f"absint explain: expected FILE:LINE, got {args.where!r}", file=sys.stderr)
+        return 2
+    with fresh_table():
+        loaded = load_program(path, label=path)
+        if not loaded.ok:
+            print(" ".join(str(loaded.error).split()), file=sys.stderr)
+            return 1
+        program = loaded.program
+        fact = fact_at_line(program, int(line))
+        if fact is None:
+            print(f"{path}:{line}: no assert on this line", file=sys.stderr)
+            return 1
+        row = assert_rows(program)[fact.index]
+        e = explain(program, fact, row, args.seed)
+    print(json.dumps(e.to_json(path)) if args.json else "\n".join(_lines(e)))
+    return 0
+
+
+def _lines(e) -> list[str]:
+    out = [e.row.line()]
+    if e.row.verdict in ("T", "F"):
+        head = "because" + ("" if e.minimal else " (not minimal: the search ran out of time)")
+        out.append(f"  {head}:" if e.premises else "  because: it holds (or fails) on its own")
+        out += [f"    {p.position}: {p.text}" for p in e.premises]
+    for label, point in (("fails at", e.failing), ("holds at", e.passing)):
+        if point is not None:
+            out.append(f"  {label}: " + ", ".join(f"{k}={v}" for k, v in point.items()))
+    if e.row.verdict in ("F", "?") and e.failing is None:
+        out.append("  fails at: no point found by the search")
+    return out

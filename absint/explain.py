@@ -1,0 +1,162 @@
+"""One assert at a time: its line, its text, its verdict, the layer that gave it, and why.
+
+``absint analyze FILE --asserts`` lists every assert (:func:`assert_rows`);
+``absint explain FILE:LINE`` explains one (:func:`explain`):
+
+* a TRUE or FALSE verdict comes with the earlier asserts it needs: a smallest set found
+  by deleting asserts while a fresh reasoner, told only the rest (and the program's
+  named sums), still gives the same verdict (chunks first, then one by one; within
+  :data:`EXPLAIN_SECONDS`, else the set found so far, said not minimal). Adding facts
+  never loses a verdict, so any such set decides the assert as the whole prefix does;
+* FALSE and UNKNOWN come with a point where the earlier asserts hold and this one fails,
+  drawn from the earlier asserts and the assert's negation (:mod:`absint.search.sampling`)
+  and checked by the evaluator; UNKNOWN also with a point where it holds, when one is found.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+import attrs
+
+from absint.batch.analyze import analyze_program
+from absint.lang import terms as T
+from absint.lang.evaluator import truth_at
+from absint.lang.printer import to_infix
+from absint.lang.program import Fact, Program
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Truth
+from absint.search.sampling import LARGEST, Unsampleable, draws
+
+#: CPU seconds for the search of a smallest set of premises
+EXPLAIN_SECONDS = 10.0
+#: draws for a point where the assert fails (or holds)
+POINT_DRAWS = 16
+
+
+@attrs.frozen(slots=True)
+class AssertRow:
+    """One assert as ``--asserts`` lists it."""
+
+    index: int
+    position: str
+    text: str
+    verdict: str  # T, F or ?
+    layer: str  # the layer that decided it ("none" for ?)
+
+    def to_json(self, file: str) -> dict:
+        return {"file": file, "index": self.index, "position": self.position, "text": self.text,
+                "verdict": self.verdict, "layer": self.layer}
+
+    def line(self) -> str:
+        return f"{self.position}: {self.verdict} {self.layer:<19} {self.text}"
+
+
+@attrs.frozen(slots=True)
+class Explanation:
+    """``premises``: the earlier asserts that decide it (TRUE/FALSE), ``minimal`` whether no
+    one of them can go; ``failing``/``passing``: checked points (None if none was found)."""
+
+    row: AssertRow
+    premises: tuple[AssertRow, ...] = ()
+    minimal: bool = True
+    failing: dict[str, object] | None = None
+    passing: dict[str, object] | None = None
+
+    def to_json(self, file: str) -> dict:
+        return {**self.row.to_json(file), "premises": [p.to_json(file) for p in self.premises],
+                "minimal": self.minimal, "failing_point": self.failing, "passing_point": self.passing}
+
+
+def text_of(fact: Fact, limit: int = 200) -> str:
+    text = to_infix(fact.term)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def assert_rows(program: Program, presets: tuple[str, ...] = ()) -> list[AssertRow]:
+    """Every assert with its verdict against the ones before it and the deciding layer."""
+    analysis = analyze_program(program, presets=presets)
+    return [AssertRow(f.index, str(f.position), text_of(f), v.letter, v.by.value)
+            for f, v in zip(program.facts, analysis.verdicts)]
+
+
+def fact_at_line(program: Program, line: int) -> Fact | None:
+    """The assert written on ``line`` (the first, if several)."""
+    return next((f for f in program.facts if f.position is not None and f.position.line == line), None)
+
+
+def explain(program: Program, fact: Fact, row: AssertRow, seed: int = 0) -> Explanation:
+    """Why ``fact`` has the verdict of ``row`` (see the module docstring)."""
+    earlier = list(program.facts[:fact.index])
+    premises, minimal = (), True
+    if row.verdict in ("T", "F"):
+        wanted = Truth.TRUE if row.verdict == "T" else Truth.FALSE
+        kept, minimal = smallest_premises(program, fact, earlier, wanted)
+        premises = tuple(AssertRow(f.index, str(f.position), text_of(f), "", "") for f in kept)
+    failing = passing = None
+    if row.verdict in ("F", "?"):
+        failing = point_where(program, earlier, T.not_(fact.term), fact, False, seed)
+    if row.verdict == "?":
+        passing = point_where(program, earlier, fact.term, fact, True, seed)
+    return Explanation(row, premises, minimal, failing, passing)
+
+
+def _verdict_with(definitions, facts: Sequence[Fact], target: Fact) -> Truth:
+    r = Reasoner()
+    r.register(definitions)
+    for f in facts:
+        r.assume(f.term)
+    return r.decide(target.term).truth
+
+
+def smallest_premises(program: Program, target: Fact, earlier: list[Fact],
+                      wanted: Truth) -> tuple[list[Fact], bool]:
+    """Earlier asserts that still give ``wanted``, found by deleting chunks then single ones
+    (``minimal`` False when :data:`EXPLAIN_SECONDS` ran out first)."""
+    deadline = time.process_time() + EXPLAIN_SECONDS
+    definitions = program.definitions()[0]
+    kept = list(earlier)
+    chunk = max(1, len(kept) // 2)
+    while True:
+        i = 0
+        while i < len(kept):
+            if time.process_time() > deadline:
+                return kept, False
+            trial = kept[:i] + kept[i + chunk:]
+            if _verdict_with(definitions, trial, target) is wanted:
+                kept = trial
+            else:
+                i += chunk
+        if chunk == 1:
+            return kept, True
+        chunk = max(1, chunk // 2)
+
+
+def point_where(program: Program, earlier: list[Fact], goal, fact: Fact, holds: bool,
+                seed: int) -> dict[str, object] | None:
+    """A point where the earlier asserts hold and ``fact`` is ``holds``, checked by the
+    evaluator; None if the draws found none (or a symbol cannot be drawn)."""
+    r = Reasoner()
+    for f in earlier:
+        r.assume(f.term)
+    r.assume(goal)
+    if r.contradiction:
+        return None
+    try:
+        source = draws(r, seed, [s.term for s in program.symbols], LARGEST)
+        try:
+            for _ in range(POINT_DRAWS):
+                p = next(source)
+                if p is not None and _checked(p, earlier, fact, holds):
+                    return {s.name: p[s.name] for s in program.symbols if s.name in p}
+        finally:
+            source.close()
+    except Unsampleable:
+        return None
+    return None
+
+
+def _checked(point: dict, earlier: list[Fact], fact: Fact, holds: bool) -> bool:
+    memo: dict = {}
+    return all(truth_at(f.term, point, memo) is True for f in earlier) and truth_at(fact.term, point, memo) is holds
