@@ -294,10 +294,25 @@ def test_preset_keeps_the_within_indices_and_the_counterexamples_pass_it(tmp_pat
         assert point["x_size0"] >= 2 and point["x_size2"] >= 2
 
 
+TRANSPOSED = """(declare-const y_size0 Int)
+(set-info :example-y_size0 4)
+(declare-const y_size1 Int)
+(set-info :example-y_size1 4)
+(declare-const y_stride0 Int)
+(set-info :example-y_stride0 1)
+(declare-const y_stride1 Int)
+(set-info :example-y_stride1 4)
+(assert (>= y_size0 2))
+(assert (>= y_size1 y_size0))
+"""
+
+
 def test_a_refused_or_unknown_preset_exits_2(tmp_path, capsys):
-    code, out, err = run(capsys, POOL_SKIP, "--preset", "contiguous")
+    """A transposed input (strides 1, 4 for sizes 4, 4) is not contiguous: refused."""
+    path = write(tmp_path, "transposed.smt2", TRANSPOSED)
+    code, out, err = run(capsys, path, "--preset", "contiguous")
     assert code == 2 and "preset contiguous refused" in err and "is false at the example point" in err
-    assert "pool_skip.smt2" in err
+    assert "transposed.smt2" in err
     code, _, err = run(capsys, POOL_SKIP, "--preset", "ge3")
     assert code == 2 and "unknown preset 'ge3'" in err
 

@@ -402,9 +402,9 @@ def test_a_product_no_draw_meets_is_sampled_by_walking_from_the_example(tmp_path
 
 @pytest.mark.skipif(not os.path.isdir(CORPUS), reason=f"the shared corpus is not at {CORPUS}")
 def test_corpus_files_that_crashed_are_sampled():
-    for name in ("swin_base_patch4_window7_224___0", "timm_efficientnet___0", "yolov3___140", "drq___0"):
+    for name in ("timm_efficientnet___0", "drq___0"):  # benchmarks/answers_corpus.py runs 200
         path = os.path.join(CORPUS, name + ".smt2")
-        report = sample_file(path, 3, seed=1)
+        report = sample_file(path, 2, seed=1)
         assert report.error is None and report.result.status == SAT, (name, report)
         program = parse(open(path).read())
         for p in report.result.points:

@@ -104,8 +104,23 @@ def test_an_impossible_caused_by_a_preset_names_it(capsys):
     assert all(0 <= a["index"] < len(read_file(POOLED).facts) for a in record["asserts"])
 
 
-def test_a_refused_or_unknown_preset_exits_2(capsys):
-    code, _, err = run(capsys, os.path.join(EXAMPLES, "pool_skip.smt2"), "--preset", "contiguous", "--want", "B >= 1")
+TRANSPOSED = """(declare-const y_size0 Int)
+(set-info :example-y_size0 4)
+(declare-const y_size1 Int)
+(set-info :example-y_size1 4)
+(declare-const y_stride0 Int)
+(set-info :example-y_stride0 1)
+(declare-const y_stride1 Int)
+(set-info :example-y_stride1 4)
+(assert (>= y_size0 2))
+(assert (>= y_size1 y_size0))
+"""
+
+
+def test_a_refused_or_unknown_preset_exits_2(tmp_path, capsys):
+    path = tmp_path / "transposed.smt2"  # strides 1, 4 for sizes 4, 4: not contiguous
+    path.write_text(TRANSPOSED)
+    code, _, err = run(capsys, str(path), "--preset", "contiguous", "--want", "y_size0 >= 1")
     assert code == 2 and "preset contiguous refused" in err and "is false at the example point" in err
     code, _, err = run(capsys, POOLED, "--preset", "nope", "--want", "x_size0 >= 1")
     assert code == 2 and "unknown preset 'nope'" in err
