@@ -306,3 +306,14 @@ def test_planted_error_contiguous_as_the_strict_layout_is_caught(monkeypatch):
     monkeypatch.setitem(F.PRESETS, "contiguous", ("strict", F._dense))
     with pytest.raises(AssertionError):
         test_contiguous_is_what_is_contiguous_checks()
+
+
+def test_shares_count_the_asserts_of_analysed_files_only(tmp_path):
+    """A refused file's asserts were not decided: the T/F/? shares leave them out."""
+    from absint.cli.analyze import summarize
+
+    refused = analyze_file(write(tmp_path, "t.smt2", TRANSPOSED), presets=("contiguous",))
+    analysed = analyze_file(write(tmp_path, "u.smt2", TRANSPOSED), presets=("ge2",))
+    s = summarize([refused, analysed])
+    assert s["asserts"] == 2 * len(program(TRANSPOSED).facts) and s["decided_over"] == len(analysed.verdicts)
+    assert s["implied"] + s["refuted"] + s["open"] == s["decided_over"]

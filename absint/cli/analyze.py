@@ -268,6 +268,7 @@ def summarize(records: list[FileRecord]) -> dict[str, Any]:
     return {
         "files": len(records),
         "asserts": sum(r.asserts for r in records),
+        "decided_over": sum(len(r.verdicts) for r in records),  # asserts of analysed files only
         "implied": verdicts["T"],
         "refuted": verdicts["F"],
         "open": verdicts["?"],
@@ -294,9 +295,10 @@ def _print_summary(console, s: dict[str, Any], wall: float, resumed: int, where:
     table.add_column(justify="right")
     table.add_column()
     table.add_row("files", f"{s['files']}", f"{resumed} from an earlier run" if resumed else "")
-    table.add_row("asserts", f"{s['asserts']}", "")
+    unread = s["asserts"] - s["decided_over"]
+    table.add_row("asserts", f"{s['asserts']}", f"{unread} in files not analysed: not in the shares" if unread else "")
     for key, letter in (("implied", "T"), ("refuted", "F"), ("open", "?")):
-        share = f"{100 * s[key] / s['asserts']:.1f} %" if s["asserts"] else ""
+        share = f"{100 * s[key] / s['decided_over']:.1f} %" if s["decided_over"] else ""
         table.add_row(f"{key} ({letter})", f"{s[key]}", share)
     table.add_row("errors", f"{s['errors']}", "", style="red" if s["errors"] else None)
     table.add_row("timeouts", f"{s['timeouts']}", "", style="red" if s["timeouts"] else None)
