@@ -156,9 +156,10 @@ def _print_confusion(console, matrix: dict[str, dict[str, int]], a: str, b: str)
 def _print_unsound(console, summary: dict[str, Any], referee: Oracle) -> None:
     if not summary["unsound"]:
         matrix = summary[f"confusion_absint_x_{referee.name}"]
-        checked = sum(n for x, col in matrix.items() if x in "TF" for n in col.values())
-        console.print(f"[green]unsound verdicts: none[/] ({checked} absint T/F verdicts checked against "
-                      f"{referee.title})")
+        given = sum(n for x, col in matrix.items() if x in "TF" for n in col.values())
+        decided = sum(n for x, col in matrix.items() if x in "TF" for c, n in col.items() if c in ("T", "F"))
+        console.print(f"[green]unsound verdicts: none[/] ({decided} of absint's {given} T/F verdicts confirmed "
+                      f"by {referee.title}, which decided them; {given - decided} it did not decide)")
         return
     console.print(f"[bold red]UNSOUND: {summary['unsound_count']} verdict(s) contradicted by {referee.title}[/]")
     for u in summary["unsound"][:UNSOUND_SHOWN]:
