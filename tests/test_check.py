@@ -188,3 +188,18 @@ def test_check_reads_only_regular_files(tmp_path, capsys):
     os.mkfifo(tmp_path / "fifo.smt2")
     assert main(["check", str(tmp_path / "fifo.smt2"), "--timeout", "60"]) == 1
     assert "not a regular file (a FIFO)" in capsys.readouterr().out
+
+
+def test_a_dash_reads_one_program_from_standard_input():
+    """``-`` as a path: the program comes from stdin (as a file ``stdin.smt2`` that every
+    command, and the batch's workers, read)."""
+    import subprocess
+    import sys
+
+    text = "(declare-const x Int)\n(set-info :example-x 3)\n(assert (>= x 1))\n(assert (>= x 0))\n"
+    for argv, expected in ((["check", "-"], "stdin.smt2: ok: 2 asserts"),
+                           (["analyze", "-", "--asserts"], "stdin.smt2:4:1: T"),
+                           (["analyze", "-", "--jobs", "1", "-q", "--json"], '"verdicts": "?T"')):
+        out = subprocess.run([sys.executable, "-m", "absint", *argv], input=text, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0 and expected in out.stdout, (argv, out.stdout, out.stderr)

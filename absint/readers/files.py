@@ -149,10 +149,13 @@ def load_bytes(path: str, data: bytes, label: str | None = None, start: float | 
 
 
 def smt2_files(paths: Iterable[str]) -> list[str]:
-    """Files named on the command line; directories are searched for ``*.smt2``, sorted by name."""
+    """Files named on the command line; directories are searched for ``*.smt2``, sorted by name;
+    ``-`` is one program read from standard input (see :func:`stdin_file`)."""
     out: list[str] = []
     for p in paths:
-        if os.path.isdir(p):
+        if p == "-":
+            out.append(stdin_file())
+        elif os.path.isdir(p):
             found = []
             for root, _, names in os.walk(p):
                 found.extend(os.path.join(root, n) for n in names if n.endswith(".smt2"))
@@ -160,3 +163,24 @@ def smt2_files(paths: Iterable[str]) -> list[str]:
         else:
             out.append(p)
     return out
+
+
+_stdin_path: str | None = None
+
+
+def stdin_file() -> str:
+    """Standard input, read once into ``stdin.smt2`` in a private temporary directory removed
+    at exit: every command (and the batch's worker processes) then reads it as a file."""
+    global _stdin_path
+    if _stdin_path is None:
+        import atexit
+        import shutil
+        import sys
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="absint-stdin-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _stdin_path = os.path.join(folder, "stdin.smt2")
+        with open(_stdin_path, "wb") as f:
+            f.write(sys.stdin.buffer.read())
+    return _stdin_path
