@@ -12,7 +12,7 @@ import pytest
 from absint.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGES = ["docs/explain.md"]
+PAGES = ["docs/explain.md", "docs/check.md", "docs/bounds.md"]
 
 
 def examples(page: str) -> list[tuple[str, list[str]]]:
