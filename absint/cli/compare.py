@@ -20,6 +20,7 @@ from typing import Any
 
 from absint.compare import registry
 from absint.compare.cactus import cactus, require_matplotlib
+from absint.compare.html import write_html
 from absint.compare.markdown import write_markdown
 from absint.compare.oracle import MissingExtra
 from absint.compare.outputs import CsvSink, write_json
@@ -79,6 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shapeenv-sample", type=int, metavar="N",
                         help="run ShapeEnv on only N of the files, spread evenly over the sizes")
     parser.add_argument("--markdown", metavar="FILE", help="also write the per-family precision table to FILE")
+    parser.add_argument("--html", metavar="FILE", help="also write a report page to FILE: wrong answers first, "
+                        "solved counts and CPU, a cactus plot, a sortable per-file table")
     parser.add_argument("--show", type=int, default=20, metavar="N",
                         help="files shown in the terminal table (default %(default)s; the largest "
                              "precision gaps first when there are more)")
@@ -137,13 +140,16 @@ def _write(args, summary: dict[str, Any], rows: list[FileRow], oracles) -> None:
     cactus(os.path.join(args.out, "cactus.png"), rows, oracles)
     if args.markdown:
         write_markdown(args.markdown, summary, rows, oracles, command=_command_line(args))
+    if args.html:
+        with open(os.path.join(args.out, "summary.json"), encoding="utf-8") as fh:
+            write_html(args.html, json.load(fh))
     if args.json:
         with open(os.path.join(args.out, "summary.json"), encoding="utf-8") as fh:
             print(json.dumps(json.load(fh)))
         return
     print_terminal(summary, rows, oracles, show=args.show)
     print(f"wrote {args.out}/summary.json, {args.out}/asserts.csv, {args.out}/cactus.png"
-          + (f", {args.markdown}" if args.markdown else ""))
+          + (f", {args.markdown}" if args.markdown else "") + (f", {args.html}" if args.html else ""))
 
 
 def _command_line(args) -> str:
