@@ -88,8 +88,8 @@ def _wrong_answers(s: dict[str, Any], referee: str | None) -> str:
     given = sum(n for x, col in matrix.items() if x in "TF" for n in col.values())
     decided = sum(n for x, col in matrix.items() if x in "TF" for c, n in col.items() if c in ("T", "F"))
     out.append(f"<p>{decided} of absint's {given} T/F verdicts were <b>decided by {_e(title)}</b> and confirmed; "
-               f"{given - decided} were not decided by it (it gave up, or its budget ended), so this run "
-               f"does not check them.</p>")
+               f"it did not decide {given - decided} of them (it gave up, or its budget ended), so this run "
+               f"does not check those.</p>")
     return "\n".join(out)
 
 
@@ -137,7 +137,7 @@ def _files(s: dict[str, Any], referee: str | None) -> str:
     head = ["file", "family", "asserts"] + [f"{n} T" for n in names] + ["gap", "unsound"] + [f"{n} s" for n in names]
     body = []
     for f in s["files"]:
-        gap = (f[referee]["T"] - f["absint"]["T"]) if referee and referee in f and "absint" in f else 0
+        gap = _gap(f, referee)
         cells = [f"<td><a href='#{_anchor(f['file'])}'>{_e(f['file'])}</a></td>" if f.get("unsound")
                  else f"<td>{_e(f['file'])}</td>", f"<td>{_e(f.get('family', ''))}</td>", f"<td>{f['asserts']}</td>"]
         cells += [f"<td>{_e(f[n]['T']) if n in f else ''}</td>" for n in names]
@@ -149,6 +149,13 @@ def _files(s: dict[str, Any], referee: str | None) -> str:
             "implied and absint did not.</p><table class='sortable'><thead><tr>"
             + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr></thead><tbody>" + "".join(body)
             + "</tbody></table>")
+
+
+def _gap(f: dict[str, Any], referee: str | None) -> int:
+    """Asserts of the file the referee proved implied and absint did not."""
+    if referee is None or referee not in f or "absint" not in f:
+        return 0
+    return sum(1 for z, a in zip(f[referee].get("letters", ""), f["absint"].get("letters", "")) if z == "T" and a != "T")
 
 
 def _anchor(file: str) -> str:
