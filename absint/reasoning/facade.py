@@ -24,6 +24,9 @@ class Network(Protocol):
     domain: ValueDomain
     #: bumped whenever what the network knows may have grown
     epoch: int
+    #: bumped whenever a key is registered or removed, and on rollback: the keys and their
+    #: parent links (what caches of the network's shape compare)
+    shape: int
 
     def split(self, t: Term) -> tuple[object, Term | None, object]:
         """``t = k*key + c``; ``key`` is None for a constant."""
@@ -42,9 +45,6 @@ class Network(Protocol):
 
     def related(self, atom: Term) -> bool:
         """Whether some fact or definition relates ``atom`` to another atom."""
-
-    def key_count(self) -> int:
-        """How many keys are registered (with ``epoch``: whether anything changed)."""
 
     def block_of(self, atom: Term) -> object:
         """The block of related atoms ``atom`` is in (blocks merge as facts join them)."""

@@ -50,6 +50,10 @@ class ValueNetwork:
         self.domain = domain
         self.budget = budget
         self.epoch = 0
+        #: bumped whenever a key is registered or detached (the keys and parent links change):
+        #: what caches of the network's shape compare, as the epoch is for its values; never
+        #: rolled back (a rollback bumps it too: it only ever grows)
+        self.shape = 0
         self.contradiction = False
         self.exhausted = 0  # propagations cut short by the budget
         #: operand values read by forward and backward steps: the work facts cost (counted,
@@ -96,10 +100,6 @@ class ValueNetwork:
 
     def keys(self) -> Iterable[Term]:
         return self._val.keys()
-
-    def key_count(self) -> int:
-        """How many keys are registered (with the epoch: whether the network changed)."""
-        return len(self._val)
 
     def value(self, t: Term):
         k, p, c = self.split(t)
@@ -184,6 +184,7 @@ class ValueNetwork:
                 self._blocks.union_all(children if p.kind == "lin" else [p, *children])
             value = self._forward(p)  # may register keys of an ite's condition first
             self.trail.set_item(self._val, p, value)
+            self.shape += 1
             if p.kind == "def":
                 self.epoch += 1  # a definition is a relation the difference searches now see
 
@@ -398,6 +399,7 @@ class ValueNetwork:
         propagation and of slices); the order of the other dicts is never read."""
         trail = self.trail
         v = self._val.pop(old)
+        self.shape += 1
         trail.push(self._val.__setitem__, old, v)
         self._sums.pop(old, None)
         excluded = self._excluded.pop(old, None)
@@ -435,6 +437,7 @@ class ValueNetwork:
     def restore(self, mark: tuple) -> None:
         """Back to a :meth:`mark`, once the trail is undone to the same checkpoint."""
         self.epoch, self.contradiction, position = mark
+        self.shape += 1
         self._blocks.undo_to(position)
         self._work.clear()
         self._queued.clear()

@@ -85,7 +85,7 @@ class PolyhedralLayer:
         #: verdict, candidates seen); blocks back off apart, so unrelated parts of a program
         #: (N copies of one model in a file) do not make each other's questions skip isl
         self._streaks: dict[object, tuple[int, int]] = {}
-        #: the network's (epoch, key count) the kept slices and polyhedra were built in;
+        #: the network's (epoch, shape) the kept slices and polyhedra were built in;
         #: seed atoms -> slice atoms; slice atoms -> (slice, polyhedron): see :meth:`_built`
         self._kept_state: tuple[int, int] | None = None
         self._kept_slices: dict[tuple[Term, ...], list[Term] | None] = {}
@@ -297,9 +297,9 @@ class PolyhedralLayer:
                 self._streaks[block] = (0, self._streaks[block][1])
 
     def _keep_state(self) -> None:
-        """Forget the kept slices and polyhedra once the network has changed (its epoch
-        or its number of keys): they were built from facts that are no longer all."""
-        state = (self.network.epoch, self.network.key_count())
+        """Forget the kept slices and polyhedra once the network has changed (its epoch,
+        or its keys: ``shape``): they were built from facts that are no longer all."""
+        state = (self.network.epoch, self.network.shape)
         if state != self._kept_state:
             self._kept_state = state
             self._kept_slices.clear()

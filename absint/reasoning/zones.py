@@ -60,10 +60,17 @@ class DifferenceBounds:
         self.relaxations = 0
         #: (source, reverse) -> (epoch, distances): searches kept for reuse
         self._cache: OrderedDict[tuple[Term, bool], tuple[int, dict[Term, object]]] = OrderedDict()
+        #: atom -> where its differences come from (:meth:`_sources`), while the network's
+        #: keys are the same (its ``shape``; also dropped on rollback): the keys over an atom are
+        #: walked once, not at every step of every search (a sorted-offsets export asks
+        #: ~1,000 questions over ~130 atoms whose parents are all the keys its questions made)
+        self._sources_of: dict[Term, tuple[tuple, ...]] = {}
+        self._sources_keys = -1
 
     def forget(self) -> None:
         """Drop every kept search: a rollback may have taken back facts they used."""
         self._cache.clear()
+        self._sources_of.clear()
 
     def decide(self, g: Term) -> bool | None:
         """The truth of a normal comparison ``k*(x - y) + c <kind> 0`` or ``k*x + c <kind> 0``, or None."""
@@ -231,19 +238,41 @@ class DifferenceBounds:
 
     def _differences(self, u: Term) -> Iterator[tuple[Term, Term, object, object]]:
         """``(a, b, lo, hi)``, ``a - b`` in ``[lo, hi]`` with ``u`` one of them: the bounded
-        difference keys over ``u``, and what the named sums over ``u`` (or ``u`` itself) say."""
+        difference keys over ``u``, and what the named sums over ``u`` (or ``u`` itself) say;
+        the bounds read now, the keys they come from as :meth:`_sources` kept them."""
+        network = self.network
+        for source in self._sources(u):
+            if source[0] == "diff":
+                q = source[1]
+                yield (*q.args, *network.domain.bounds(network.key_value(q)))
+            else:
+                yield from self._definition_differences(source[1], source[2])
+
+    def _sources(self, u: Term) -> tuple[tuple, ...]:
+        """Where ``u``'s differences come from: ``("diff", q)`` for a difference key ``q`` over
+        ``u``, ``("def", d, only)`` for a named sum ``d`` (over ``only``, or ``u`` itself);
+        kept while the network's keys are the same (:attr:`ValueNetwork.shape`)."""
+        if self.network.shape != self._sources_keys:
+            self._sources_of.clear()
+            self._sources_keys = self.network.shape
+        kept = self._sources_of.get(u)
+        if kept is None:
+            kept = self._sources_of[u] = tuple(self._walk_sources(u))
+        return kept
+
+    def _walk_sources(self, u: Term) -> Iterator[tuple]:
         network = self.network
         if u.kind == "def":
-            yield from self._definition_differences(u, None)
+            yield ("def", u, None)
         for q in network.parents(u):
             if q.kind == "def":
-                yield from self._definition_differences(q, u)
+                yield ("def", q, u)
             elif q.kind == "lin":
                 if len(q.args) == 2 and tuple(q.data[0]) == (1, -1):
-                    yield (*q.args, *network.domain.bounds(network.key_value(q)))
+                    yield ("diff", q)
                 for d in network.parents(q):
                     if d.kind == "def":
-                        yield from self._definition_differences(d, u)
+                        yield ("def", d, u)
 
     def _definition_differences(self, d: Term, only: Term | None) -> Iterator[tuple[Term, Term, object, object]]:
         """``d - x`` in the bounds of the rest of a definition ``d = x + rest`` (``x`` with
