@@ -91,7 +91,7 @@ def torch_available() -> bool:
     return True
 
 
-def stream_from_program(name: str, program, vocabulary: str, max_steps: int) -> Stream:
+def stream_from_program(name: str, program, vocabulary: object, max_steps: int) -> Stream:
     from absint.readers.sympy_bridge import TermsToSympy
     from absint.lang.terms import INT
 
@@ -110,7 +110,7 @@ def stream_from_program(name: str, program, vocabulary: str, max_steps: int) -> 
     return stream
 
 
-def corpus_streams(corpus: str, files, vocabulary: str, max_steps: int) -> list[Stream]:
+def corpus_streams(corpus: str, files, vocabulary: object, max_steps: int) -> list[Stream]:
     from absint.readers.smtlib import read_file
 
     if not os.path.isdir(corpus):
@@ -126,7 +126,7 @@ def corpus_streams(corpus: str, files, vocabulary: str, max_steps: int) -> list[
     return out
 
 
-def jagged_streams(sizes, vocabulary: str, max_steps: int) -> list[Stream]:
+def jagged_streams(sizes, vocabulary: object, max_steps: int) -> list[Stream]:
     from absint.readers.smtlib import parse
 
     from benchmarks.generators import build_jagged_split
@@ -308,7 +308,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     with_shapeenv = not args.no_shapeenv and torch_available()
-    vocabulary = "torch" if torch_available() else "sympy"
+    vocabulary = "sympy"
+    if torch_available():
+        from absint.torch.vocabulary import sympy_functions
+
+        vocabulary = sympy_functions()
     if not with_shapeenv:
         print("torch not importable (or --no-shapeenv): absint only")
     streams = corpus_streams(args.corpus, args.files, vocabulary, args.max_steps)

@@ -120,6 +120,33 @@ def test_circle_finder_finds_a_planted_circle():
     assert circles(graph) == [["a", "b", "c"]]
 
 
+def two_way_pairs(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Pairs of subpackages of ``absint`` (or its top-level modules) that import each other,
+    module by module (a lazy import inside a function counts)."""
+    def part(module: str) -> str | None:
+        pieces = module.split(".")
+        return pieces[1] if pieces[0] == "absint" and len(pieces) > 1 else None
+
+    uses: dict[str, set[str]] = {}
+    for module, deps in graph.items():
+        a = part(module)
+        for dep in deps:
+            b = part(dep)
+            if a and b and a != b:
+                uses.setdefault(a, set()).add(b)
+    return sorted((a, b) for a in uses for b in uses[a] if a < b and a in uses.get(b, ()))
+
+
+def test_no_two_subpackages_import_each_other():
+    assert two_way_pairs(import_graph()) == []
+
+
+def test_the_pair_finder_finds_a_planted_pair():
+    graph = {"absint.batch.analyze": {"absint.presets.facts"}, "absint.presets.explore": {"absint.batch.analyze"},
+             "absint.lang.terms": set()}
+    assert two_way_pairs(graph) == [("batch", "presets")]
+
+
 def test_domains_import_nothing_from_absint():
     graph = import_graph()
     offending = {m: sorted(x for x in deps if x.split(".")[0] == "absint")

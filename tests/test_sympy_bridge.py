@@ -56,6 +56,18 @@ def _torch_vocabulary():
 
 
 TORCH = _torch_vocabulary()
+
+
+def _torch_functions():
+    """PyTorch's functions module, as the torch client hands it to the bridge."""
+    from absint.torch.vocabulary import sympy_functions
+
+    return sympy_functions()
+
+
+def test_a_vocabulary_name_other_than_sympy_is_refused():
+    with pytest.raises(ValueError, match="vocabulary must be 'sympy'"):
+        TermsToSympy({}, "torch")
 VOCABULARIES = [pytest.param(STANDIN, id="stand-ins")] + (
     [pytest.param(TORCH, id="torch")] if TORCH is not None else [])
 
@@ -299,7 +311,7 @@ def test_back_translation_round_trips(data, env):
     # small: a symbolic divisor's two readings are both written out, so sizes multiply
     expr = _build_or_skip(data, _expressions(STANDIN, with_real=False, max_leaves=5))
     t = to_term(expr)
-    for vocabulary in ["sympy"] + (["torch"] if TORCH is not None else []):
+    for vocabulary in ["sympy"] + ([_torch_functions()] if TORCH is not None else []):
         back = to_sympy(t, {"x": x, "y": y, "z": z}, vocabulary)
         try:
             want = evaluate(t, env)

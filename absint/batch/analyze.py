@@ -10,145 +10,23 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
 
-import attrs
-
-from absint.lang.evaluator import NotEvaluable, evaluate
+from absint import analysis
+from absint.analysis import ProgramAnalysis, example_values, example_violations  # noqa: F401 - re-exported
 from absint.lang.program import Program
 from absint.presets import facts as preset_facts
 from absint.reasoning.reasoner import Reasoner
 from absint.batch.record import FileRecord
 from absint.readers.files import LoadedFile, load_bytes, load_program
 from absint.lang.terms import fresh_table
-from absint.reasoning.verdict import UNKNOWN, Truth, Verdict
-
-
-@attrs.frozen(slots=True)
-class ProgramAnalysis:
-    """``inconsistent_at``: the first assert that is false at the example point (the
-    hints contradict the file), or None."""
-
-    verdicts: tuple[Verdict, ...]
-    contradiction: int | None
-    example_violations: tuple[int, ...]
-    inconsistent_at: int | None = None
-    #: (assert index, message) of the asserts an internal error left undecided
-    assert_errors: tuple[tuple[int, str], ...] = ()
-
-    @property
-    def letters(self) -> str:
-        return "".join(v.letter for v in self.verdicts)
-
-    def layer_counts(self) -> dict[str, int]:
-        return dict(Counter(v.by.value for v in self.verdicts if v.truth is not Truth.UNKNOWN))
-
-    @property
-    def warning(self) -> str | None:
-        if self.inconsistent_at is None:
-            return None
-        return f"example point violates assert {self.inconsistent_at}: hints inconsistent"
 
 
 def analyze_program(program: Program, check_example: bool = True, reasoner: Reasoner | None = None,
                     presets: tuple[str, ...] = ()) -> ProgramAnalysis:
-    """Decide each assert given the ones before it, then assume it.
-
-    With ``check_example``, the verdicts are checked at the example point
-    (:func:`example_violations`); a violation is a soundness bug. ``presets``: their
-    facts are checked at the example point (:class:`PresetRefused` if one fails) and
-    assumed before the first assert.
-    """
-    r = reasoner if reasoner is not None else Reasoner()
-    r.prefer_to_eliminate(s.term for s in program.symbols if s.backed)
-    preset_facts.assume(r, program, presets)
-    definitions, first_use = program.definitions()
-    verdicts: list[Verdict] = []
-    errors: list[tuple[int, str]] = []
-    contradiction = None
-    for fact in program.facts:
-        if fact.index == first_use:
-            r.register(definitions)
-        verdicts.append(_decided(r, fact, errors))
-        if not _assumed(r, fact, errors):
-            verdicts += [UNKNOWN] * (len(program.facts) - len(verdicts))
-            break
-        if contradiction is None and r.contradiction:
-            contradiction = fact.index
-    errors_ = tuple(errors)
-    if not check_example:
-        return ProgramAnalysis(tuple(verdicts), contradiction, (), assert_errors=errors_)
-    values = example_values(program)
-    broken = next((f.index for f, value in zip(program.facts, values) if value is False), None)
-    return ProgramAnalysis(tuple(verdicts), contradiction, example_violations(program, verdicts, values), broken,
-                           errors_)
-
-
-def _decided(r: Reasoner, fact, errors: list[tuple[int, str]]) -> Verdict:
-    """``r.decide`` of one assert; an internal error costs that assert only (UNKNOWN, its
-    message kept), not the file's other verdicts."""
-    try:
-        return r.decide(fact.term)
-    except Exception as e:  # a bug of ours (RecursionError, isl): the other asserts go on
-        errors.append((fact.index, _internal(fact, e)))
-        return UNKNOWN
-
-
-def _assumed(r: Reasoner, fact, errors: list[tuple[int, str]]) -> bool:
-    """``r.assume`` of one assert; False after an internal error: the reasoner may hold part
-    of the fact's consequences, so the asserts after it are left undecided (never a verdict
-    from a half-updated state)."""
-    try:
-        r.assume(fact.term)
-        return True
-    except Exception as e:
-        errors.append((fact.index, _internal(fact, e) + "; the asserts after it are not decided"))
-        return False
-
-
-def _internal(fact, e: BaseException) -> str:
-    where = f"{fact.position}: " if fact.position is not None else f"assert {fact.index}: "
-    return " ".join(f"{where}internal error: {type(e).__name__}: {e}".split())[:300]
-
-
-def example_values(program: Program) -> list[bool | None]:
-    """Each assert's truth at the example point; None where it cannot be evaluated (unbacked symbols)."""
-    point = program.hints()
-    memo: dict = {}
-    out: list[bool | None] = []
-    for fact in program.facts:
-        try:
-            out.append(evaluate(fact.term, point, memo) is True)
-        except NotEvaluable:
-            out.append(None)
-    return out
-
-
-def example_violations(program: Program, verdicts: list[Verdict], values: list[bool | None]) -> tuple[int, ...]:
-    """The asserts whose verdict the example point contradicts.
-
-    If every assert holds at the point (or cannot be evaluated there), the point
-    stands for the traced run in which all of them held, so a FALSE anywhere is a
-    bug. If an assert is false there, the hints are inconsistent and the point
-    stands for nothing beyond it: a verdict is checked only up to the first such
-    assert, and only where the point fully evaluates that assert and every one
-    before it (then the point is a real model of them): a TRUE on an assert false
-    there, or a FALSE on one true there, is still a bug. A program without any
-    example value (a hand-written specification, not a trace) is checked nowhere.
-    """
-    if not program.hints():
-        return ()
-    if all(value is not False for value in values):
-        return tuple(f.index for f, v in zip(program.facts, verdicts) if v.truth is Truth.FALSE)
-    out = []
-    for fact, v, value in zip(program.facts, verdicts, values):
-        if value is None:
-            break
-        if v.truth is not Truth.UNKNOWN and (v.truth is Truth.TRUE) is not value:
-            out.append(fact.index)
-        if value is False:
-            break
-    return tuple(out)
+    """:func:`absint.analysis.analyze_program` with the presets' facts assumed first, each
+    checked at the example point (:class:`~absint.presets.facts.PresetRefused` if one fails)."""
+    assumed = [f.term for f in preset_facts.checked_facts(program, presets)]
+    return analysis.analyze_program(program, check_example, reasoner, assumed)
 
 
 def analyze_file(path: str, max_size: int = 0, presets: tuple[str, ...] = ()) -> FileRecord:

@@ -16,12 +16,12 @@ from typing import Iterable, Iterator, Sequence
 
 import attrs
 
-from absint.batch.analyze import analyze_program
+from absint.analysis import analyze_program
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at
 from absint.lang.printer import to_smtlib
 from absint.lang.program import Program
-from absint.presets.facts import PresetFact, preset_facts, refused_fact
+from absint.presets.facts import PresetFact, checked_facts, preset_facts, refused_fact
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
 
@@ -70,7 +70,8 @@ class PresetRow:
 
 def open_asserts(program: Program, presets: tuple[str, ...] = ()) -> tuple[int, ...]:
     """The indices of the asserts left UNKNOWN with the presets' facts assumed first."""
-    analysis = analyze_program(program, check_example=False, presets=presets)
+    assumed = [f.term for f in checked_facts(program, presets)]
+    analysis = analyze_program(program, check_example=False, assumed=assumed)
     return tuple(i for i, v in enumerate(analysis.verdicts) if v.truth is Truth.UNKNOWN)
 
 

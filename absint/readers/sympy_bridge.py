@@ -31,7 +31,8 @@ Semantics, with ``Int`` terms exact and Euclidean ``div``/``mod`` (SMT-LIB):
 
 The way back (:class:`TermsToSympy`) writes plain sympy by default
 (``floor(a/b)``, ``Mod``, ``Min``/``Max``, ``Piecewise``) or, with
-``vocabulary="torch"``, PyTorch's classes (``FloorDiv``, ``PythonMod``, ...).
+``vocabulary=absint.torch.vocabulary.sympy_functions()``, PyTorch's classes (``FloorDiv``,
+``PythonMod``, ...).
 """
 
 from __future__ import annotations
@@ -474,19 +475,20 @@ class TermsToSympy:
     ``symbols`` maps variable names to the sympy symbols to use (the caller's
     own, so answers can be substituted into its expressions); a name not in it
     gets a fresh ``Symbol`` (``integer=True`` for Int). ``vocabulary`` is
-    ``"sympy"`` (plain sympy) or ``"torch"`` (PyTorch's functions; needs torch).
+    ``"sympy"`` (plain sympy) or PyTorch's functions module, as
+    :func:`absint.torch.vocabulary.sympy_functions` gives it (handed in: this package does
+    not import the torch client).
     """
 
-    def __init__(self, symbols: dict[str, sympy.Symbol] | None = None, vocabulary: str = "sympy"):
+    def __init__(self, symbols: dict[str, sympy.Symbol] | None = None, vocabulary: object = "sympy"):
         self.symbols = symbols if symbols is not None else {}
-        if vocabulary == "torch":
-            from absint.torch.vocabulary import sympy_functions
-
-            self.F = sympy_functions()
-        elif vocabulary == "sympy":
+        if vocabulary == "sympy":
             self.F = None
+        elif isinstance(vocabulary, str):
+            raise ValueError(f"vocabulary must be 'sympy' or PyTorch's sympy functions "
+                             f"(absint.torch.vocabulary.sympy_functions()), not {vocabulary!r}")
         else:
-            raise ValueError(f"vocabulary must be 'sympy' or 'torch', not {vocabulary!r}")
+            self.F = vocabulary
         self._memo: dict[int, object] = {}
 
     def mark(self) -> tuple[int, int]:
@@ -683,7 +685,7 @@ TO_SYMPY: dict[str, Callable[[TermsToSympy, Term], object]] = {
 }
 
 
-def to_sympy(t: Term, symbols: dict[str, sympy.Symbol] | None = None, vocabulary: str = "sympy"):
+def to_sympy(t: Term, symbols: dict[str, sympy.Symbol] | None = None, vocabulary: object = "sympy"):
     """One-off translation of a term to sympy."""
     return TermsToSympy(symbols, vocabulary)(t)
 
