@@ -12,3 +12,16 @@ FERMAT = """(declare-const x Int)
 (assert (>= z 1))
 (assert (not (= (+ (* x x x) (* y y y)) (* z z z))))
 """
+
+#: a transposed input (strides 1, 4 for sizes 4, 4): not contiguous, so that preset is refused
+TRANSPOSED = """(declare-const y_size0 Int)
+(set-info :example-y_size0 4)
+(declare-const y_size1 Int)
+(set-info :example-y_size1 4)
+(declare-const y_stride0 Int)
+(set-info :example-y_stride0 1)
+(declare-const y_stride1 Int)
+(set-info :example-y_stride1 4)
+(assert (>= y_size0 2))
+(assert (>= y_size1 y_size0))
+"""

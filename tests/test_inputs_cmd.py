@@ -26,6 +26,7 @@ from absint.inputs import within
 from absint.inputs.export import python_name
 from absint.inputs.within import first_failing
 from benchmarks.generators import PRELUDE_TEXT, build
+from programs import TRANSPOSED
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
 
@@ -294,17 +295,6 @@ def test_preset_keeps_the_within_indices_and_the_counterexamples_pass_it(tmp_pat
         assert point["x_size0"] >= 2 and point["x_size2"] >= 2
 
 
-TRANSPOSED = """(declare-const y_size0 Int)
-(set-info :example-y_size0 4)
-(declare-const y_size1 Int)
-(set-info :example-y_size1 4)
-(declare-const y_stride0 Int)
-(set-info :example-y_stride0 1)
-(declare-const y_stride1 Int)
-(set-info :example-y_stride1 4)
-(assert (>= y_size0 2))
-(assert (>= y_size1 y_size0))
-"""
 
 
 def test_a_refused_or_unknown_preset_exits_2(tmp_path, capsys):

@@ -9,6 +9,7 @@ import shutil
 from absint.cli import main
 from absint.lang.evaluator import truth_at
 from absint.readers.smtlib import read_file
+from programs import TRANSPOSED
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
 RESHAPE = os.path.join(EXAMPLES, "reshape_chain.smt2")
@@ -104,17 +105,6 @@ def test_an_impossible_caused_by_a_preset_names_it(capsys):
     assert all(0 <= a["index"] < len(read_file(POOLED).facts) for a in record["asserts"])
 
 
-TRANSPOSED = """(declare-const y_size0 Int)
-(set-info :example-y_size0 4)
-(declare-const y_size1 Int)
-(set-info :example-y_size1 4)
-(declare-const y_stride0 Int)
-(set-info :example-y_stride0 1)
-(declare-const y_stride1 Int)
-(set-info :example-y_stride1 4)
-(assert (>= y_size0 2))
-(assert (>= y_size1 y_size0))
-"""
 
 
 def test_a_refused_or_unknown_preset_exits_2(tmp_path, capsys):
