@@ -23,11 +23,11 @@ import attrs
 from absint.batch.analyze import analyze_program
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at
-from absint.lang.printer import to_infix
+from absint.lang.printer import brief_infix
 from absint.lang.program import Fact, Program
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
-from absint.search.sampling import LARGEST, Unsampleable, draws
+from absint.search.sampling import LARGEST, Unsampleable, first_accepted
 
 #: CPU seconds for the search of a smallest set of premises
 EXPLAIN_SECONDS = 10.0
@@ -69,9 +69,8 @@ class Explanation:
                 "minimal": self.minimal, "failing_point": self.failing, "passing_point": self.passing}
 
 
-def text_of(fact: Fact, limit: int = 200) -> str:
-    text = to_infix(fact.term)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+def text_of(fact: Fact) -> str:
+    return brief_infix(fact.term, 200)
 
 
 def assert_rows(program: Program, presets: tuple[str, ...] = ()) -> list[AssertRow]:
@@ -144,17 +143,11 @@ def point_where(program: Program, earlier: list[Fact], goal, fact: Fact, holds: 
     if r.contradiction:
         return None
     try:
-        source = draws(r, seed, [s.term for s in program.symbols], LARGEST)
-        try:
-            for _ in range(POINT_DRAWS):
-                p = next(source)
-                if p is not None and _checked(p, earlier, fact, holds):
-                    return {s.name: p[s.name] for s in program.symbols if s.name in p}
-        finally:
-            source.close()
+        p = first_accepted(r, POINT_DRAWS, lambda p: _checked(p, earlier, fact, holds), seed,
+                           [s.term for s in program.symbols], LARGEST)
     except Unsampleable:
         return None
-    return None
+    return None if p is None else {s.name: p[s.name] for s in program.symbols if s.name in p}
 
 
 def _checked(point: dict, earlier: list[Fact], fact: Fact, holds: bool) -> bool:

@@ -91,8 +91,9 @@ def sample_file(path: str, n: int, seed: int | None = None, exhaustive: bool = F
 
 def _example(program) -> dict[str, int] | None:
     """The file's example point, when every symbol has an integer one (a solution to walk from)."""
-    point = {s.name: s.hint for s in program.symbols}
-    return point if all(isinstance(v, int) for v in point.values()) else None
+    point = program.hints()
+    complete = len(point) == len(program.symbols) and all(isinstance(v, int) for v in point.values())
+    return point if complete else None
 
 
 def _one_line(text: str) -> str:

@@ -14,6 +14,8 @@ import html
 import json
 from typing import Any
 
+from absint.compare.summary import confirmed
+
 _STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
@@ -85,8 +87,7 @@ def _wrong_answers(s: dict[str, Any], referee: str | None) -> str:
                        + (f"; {_e(u['note'])}" if u.get("note") else "") + "</li>")
         out.append("</ul>")
     matrix = s.get(f"confusion_absint_x_{referee}", {})
-    given = sum(n for x, col in matrix.items() if x in "TF" for n in col.values())
-    decided = sum(n for x, col in matrix.items() if x in "TF" for c, n in col.items() if c in ("T", "F"))
+    decided, given = confirmed(matrix)
     out.append(f"<p>{decided} of absint's {given} T/F verdicts were <b>decided by {_e(title)}</b> and confirmed; "
                f"it did not decide {given - decided} of them (it gave up, or its budget ended), so this run "
                f"does not check those.</p>")

@@ -70,6 +70,14 @@ def _pairs(rows: Sequence[FileRow], a: str, b: str) -> Counter:
     return c
 
 
+def confirmed(matrix: dict[str, dict[str, int]]) -> tuple[int, int]:
+    """Of absint's T/F verdicts in a confusion matrix (absint rows, referee columns): how many
+    the referee decided (T or F: confirmed, where nothing is unsound), and how many in all."""
+    given = sum(n for x, col in matrix.items() if x in "TF" for n in col.values())
+    decided = sum(n for x, col in matrix.items() if x in "TF" for c, n in col.items() if c in ("T", "F"))
+    return decided, given
+
+
 def confusion(rows: Sequence[FileRow], a: str, b: Oracle) -> dict[str, dict[str, int]]:
     """How often ``a`` said x where ``b`` said y (rows x, columns y)."""
     pairs = _pairs(rows, a, b.name)

@@ -10,7 +10,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from absint.compare.oracle import Oracle
 from absint.compare.row import FileRow
-from absint.compare.summary import COLUMNS, counts, peers, ran_on, ratio, referee_of
+from absint.compare.summary import COLUMNS, confirmed, counts, peers, ran_on, ratio, referee_of
 
 UNSOUND_SHOWN = 50
 GAVE_UP_SHOWN = 15
@@ -156,8 +156,7 @@ def _print_confusion(console, matrix: dict[str, dict[str, int]], a: str, b: str)
 def _print_unsound(console, summary: dict[str, Any], referee: Oracle) -> None:
     if not summary["unsound"]:
         matrix = summary[f"confusion_absint_x_{referee.name}"]
-        given = sum(n for x, col in matrix.items() if x in "TF" for n in col.values())
-        decided = sum(n for x, col in matrix.items() if x in "TF" for c, n in col.items() if c in ("T", "F"))
+        decided, given = confirmed(matrix)
         console.print(f"[green]unsound verdicts: none[/] ({decided} of absint's {given} T/F verdicts confirmed "
                       f"by {referee.title}, which decided them; {given - decided} it did not decide)")
         return

@@ -38,12 +38,12 @@ import attrs
 from absint.inputs.description import solved
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
-from absint.lang.printer import brief, to_infix
+from absint.lang.printer import brief, brief_infix
 from absint.lang.program import Program
 from absint.lang.terms import INT, Term
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
-from absint.search.sampling import Unsampleable, draws
+from absint.search.sampling import Unsampleable, first_accepted
 
 #: random points in the pool (deterministic: seeded)
 RANDOM_POINTS = 200
@@ -156,9 +156,7 @@ class FailureSearch:
         self.program, self.declared, self.facts = program, declared, facts
         self.definitions, self.assumed, self.seed = definitions, assumed, seed
         self.variables = [s.term for s in program.symbols]
-        defined = {n for n, _ in definitions.values()}
-        self.fixed = {s.name: s.hint for s in program.symbols
-                      if s.hint is not None and s.name not in declared and s.name not in defined}
+        self.fixed = fixed_symbols(program, declared, definitions)
         self.spent = 0.0
 
     def failure(self, r: Reasoner, index: int) -> tuple[dict[str, int] | None, str | None]:
@@ -179,14 +177,10 @@ class FailureSearch:
             r.assume(T.not_(self.facts[index]))
             if r.contradiction:
                 return None, None
-            source = draws(r, self.seed + index, self.variables)
-            try:
-                for _ in range(SEARCH_DRAWS):
-                    point = next(source)
-                    if point is not None and self._fails_first(point, index):
-                        return point, None
-            finally:
-                source.close()
+            point = first_accepted(r, SEARCH_DRAWS, lambda p: self._fails_first(p, index), self.seed + index,
+                                   self.variables)
+        if point is not None:
+            return point, None
         return None, f"no point found in {SEARCH_DRAWS} draws"
 
     def _fails_first(self, point: dict[str, int], index: int) -> bool:
@@ -200,13 +194,13 @@ def declaration(program: Program, declared: Mapping[str, tuple[int, int]],
     """A reasoner that knows the declaration: each declared symbol in its range, each
     other backed symbol at its example value, or equal to its definition."""
     r = Reasoner(backed=[s.term for s in program.symbols if s.backed])
-    defined = {n for n, _ in definitions.values()}
+    fixed = fixed_symbols(program, declared, definitions)
     for s in program.symbols:
         if s.name in declared:
             lo, hi = declared[s.name]
             r.assume(T.ge(s.term, T.const(lo)))
             r.assume(T.le(s.term, T.const(hi)))
-        elif s.hint is not None and s.name not in defined:
+        elif s.name in fixed:
             r.assume(T.eq(s.term, T.const(s.hint, s.sort)))
     for index in definitions:
         r.assume(program.facts[index].term)
@@ -220,12 +214,6 @@ def _violation(fact, point: dict[str, int] | None, reason: str | None = None) ->
                      brief_infix(fact.term), reason)
 
 
-def brief_infix(t: Term, limit: int = 160) -> str:
-    """``t`` in infix, cut at ``limit`` characters (a guard over a thousand-term sum)."""
-    text = to_infix(t)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 # ------------------------------------------------------------------ the pool of points
 
 
@@ -236,9 +224,7 @@ def pool_failures(program: Program, declared: Mapping[str, tuple[int, int]], fac
     (checked by the evaluator: every point lies inside the declaration: declared symbols
     in range, other backed ones at their example value or their definition)."""
     base = base_point(program, declared, facts)
-    defined = {n for n, _ in definitions.values()}
-    fixed = {s.name: s.hint for s in program.symbols
-             if s.hint is not None and s.name not in declared and s.name not in defined}
+    fixed = fixed_symbols(program, declared, definitions)
     out: dict[int, dict[str, int]] = {}
     for moved in candidates(base, program, declared, seed):
         point = complete(moved, list(definitions.values()))
@@ -252,6 +238,14 @@ def pool_failures(program: Program, declared: Mapping[str, tuple[int, int]], fac
         if i is not None and i not in out:
             out[i] = point
     return out
+
+
+def fixed_symbols(program: Program, declared, definitions: dict[int, tuple[str, Term]]) -> dict[str, object]:
+    """The backed symbols the declaration keeps at their example value: neither declared nor
+    defined by an assert."""
+    defined = {n for n, _ in definitions.values()}
+    return {s.name: s.hint for s in program.symbols
+            if s.hint is not None and s.name not in declared and s.name not in defined}
 
 
 def base_point(program: Program, declared: Mapping[str, tuple[int, int]], facts: list[Term]) -> dict[str, int]:

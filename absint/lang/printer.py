@@ -56,6 +56,13 @@ def brief(t: Node, limit: int = 160) -> str:
     return to_smtlib(t, limit)
 
 
+def brief_infix(t: Node, limit: int = 160) -> str:
+    """``t`` for a person: its infix text (:func:`to_infix`), cut at ``limit`` characters (a
+    guard over a thousand-term sum)."""
+    text = to_infix(t)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _render(t: Node, names: dict[int, str], limit: int | None) -> str:
     out: list[str] = []
     size = 0

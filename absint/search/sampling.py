@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import random
 from itertools import product
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import attrs
 
@@ -415,6 +415,22 @@ def draws(r: Reasoner, seed: int | None = None, variables: Iterable[Term] = (),
         sampler = Sampler(r, space, random.Random(seed), r.checkpoint(), start)
         while True:
             yield sampler.point()
+
+
+def first_accepted(r: Reasoner, tries: int, accept: Callable[[dict[str, int]], bool], seed: int | None = None,
+                   variables: Iterable[Term] = (), largest: int | None = None) -> dict[str, int] | None:
+    """The first of ``tries`` independent draws (see :func:`draws`) that ``accept`` takes (the
+    caller's own check of a point, by the evaluator), or None; ``r`` is left as it was.
+    Raises :class:`Unsampleable` for a variable that is not Int."""
+    source = draws(r, seed, variables, largest)
+    try:
+        for _ in range(tries):
+            point = next(source)
+            if point is not None and accept(point):
+                return point
+    finally:
+        source.close()
+    return None
 
 
 def sample(r: Reasoner, n: int, seed: int | None = None, variables: Iterable[Term] = (),
