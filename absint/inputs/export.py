@@ -32,6 +32,7 @@ from absint.lang import terms as T
 from absint.lang.dag import subterms
 from absint.lang.printer import to_infix
 from absint.lang.terms import INT, Term
+from absint.presets.facts import is_layout_name, size_dimension
 
 #: the functions :func:`absint.lang.printer.to_infix` may write, as Python on ints
 HELPERS = {
@@ -42,8 +43,6 @@ HELPERS = {
     "ceil": "from math import ceil",
     "to_real": "from fractions import Fraction as to_real",
 }
-_NOT_A_DIM = re.compile(r".+_(stride\d+|storage_offset)$")
-_SIZE = re.compile(r"(.+)_size(\d+)$")
 
 
 def python_name(name: str) -> str:
@@ -73,7 +72,7 @@ def export_text(d: ValidInputs, file: str, unbacked: frozenset[str] = frozenset(
         return "\n".join(lines + [f"# no input passes the asserts (contradiction at assert {d.contradiction})",
                                   "dims = {}", "dynamic_shapes = {}", "", "",
                                   "def check_inputs(**values):", "    torch._check(False)", ""])
-    dims = [x.data for x in d.symbols if x.sort is INT and x.data not in unbacked and not _NOT_A_DIM.match(x.data)]
+    dims = [x.data for x in d.symbols if x.sort is INT and x.data not in unbacked and not is_layout_name(x.data)]
     lines += _dim_lines(d, dims)
     lines += ["", "#: every size symbol: its Dim, derived dim or int (static)",
               "dims = {" + ", ".join(f'"{n}": {python_name(n)}' for n in dims) + "}",
@@ -135,9 +134,9 @@ def _dynamic_shapes(dims: list[str]) -> str:
     as its int, which torch.export takes as static)."""
     tensors: dict[str, list[str]] = {}
     for n in dims:
-        m = _SIZE.match(n)
-        if m:
-            tensors.setdefault(m.group(1), []).append(f"{m.group(2)}: {python_name(n)}")
+        named = size_dimension(n)
+        if named is not None:
+            tensors.setdefault(named[0], []).append(f"{named[1]}: {python_name(n)}")
     return "{" + ", ".join(f'"{t}": {{{", ".join(parts)}}}' for t, parts in tensors.items()) + "}"
 
 

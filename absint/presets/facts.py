@@ -121,7 +121,18 @@ def _at_least(k: int, dynamic_only: bool = False) -> Callable[[Program], list[tu
 
 def layout_symbols(program: Program) -> list[Symbol]:
     """Every ``<tensor>_stride<d>`` and ``<tensor>_storage_offset`` Int symbol, in declaration order."""
-    return [s for s in program.symbols if s.sort is INT and (_STRIDE.match(s.name) or _OFFSET.match(s.name))]
+    return [s for s in program.symbols if s.sort is INT and is_layout_name(s.name)]
+
+
+def is_layout_name(name: str) -> bool:
+    """Whether ``name`` is a ``<tensor>_stride<d>`` or ``<tensor>_storage_offset`` (no dimension)."""
+    return bool(_STRIDE.match(name) or _OFFSET.match(name))
+
+
+def size_dimension(name: str) -> tuple[str, int] | None:
+    """``(tensor, d)`` of a ``<tensor>_size<d>`` name; None for any other name."""
+    m = _SIZE.match(name)
+    return None if m is None else (m["tensor"], int(m["dim"]))
 
 
 def _strides_of_a_layout(t: Tensor, at_least_one: bool = False) -> list[tuple[int, Term, Term]] | None:

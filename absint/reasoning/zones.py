@@ -65,7 +65,7 @@ class DifferenceBounds:
         #: walked once, not at every step of every search (a sorted-offsets export asks
         #: ~1,000 questions over ~130 atoms whose parents are all the keys its questions made)
         self._sources_of: dict[Term, tuple[tuple, ...]] = {}
-        self._sources_keys = -1
+        self._sources_shape = -1
 
     def forget(self) -> None:
         """Drop every kept search: a rollback may have taken back facts they used."""
@@ -252,9 +252,9 @@ class DifferenceBounds:
         """Where ``u``'s differences come from: ``("diff", q)`` for a difference key ``q`` over
         ``u``, ``("def", d, only)`` for a named sum ``d`` (over ``only``, or ``u`` itself);
         kept while the network's keys are the same (:attr:`ValueNetwork.shape`)."""
-        if self.network.shape != self._sources_keys:
+        if self.network.shape != self._sources_shape:
             self._sources_of.clear()
-            self._sources_keys = self.network.shape
+            self._sources_shape = self.network.shape
         kept = self._sources_of.get(u)
         if kept is None:
             kept = self._sources_of[u] = tuple(self._walk_sources(u))
