@@ -42,7 +42,7 @@ FACTS = st.one_of(ATOMS, EQUALITIES, BOUNDS, SIMPLE, DISEQUALITIES, DISEQUALITIE
                   st.sampled_from([T.FALSE, T.var("b", T.BOOL), T.not_(T.var("b", T.BOOL))]))
 GUARDS = st.one_of(ATOMS, SIMPLE, st.tuples(ATOMS, ATOMS).map(lambda p: T.or_(*p)),
                    st.tuples(ATOMS, ATOMS).map(lambda p: T.and_(*p)))
-SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=80, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
