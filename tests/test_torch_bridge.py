@@ -85,6 +85,21 @@ def test_sync_is_incremental_and_ranges_tighten():
     assert b.stats.rebuilds == 0
 
 
+def test_a_repeated_question_is_answered_once_per_state(monkeypatch):
+    """PyTorch asks a fifth of its questions again before the next fact: the second ask is
+    the kept answer; a new fact (the state moves) asks the reasoner again."""
+    se = FakeShapeEnv()
+    s0, s1 = se.backed("s0", 8), se.backed("s1", 9)
+    b = ShapeEnvBridge(se)
+    calls = []
+    real = b._decide
+    monkeypatch.setattr(b, "_decide", lambda e: calls.append(e) or real(e))
+    assert decide(b, s0 <= s1).truth is Truth.UNKNOWN
+    assert decide(b, s0 <= s1).truth is Truth.UNKNOWN and len(calls) == 1
+    se.guard(s0 <= s1)
+    assert decide(b, s0 <= s1).truth is Truth.TRUE and len(calls) == 2
+
+
 def test_unbacked_questions_use_runtime_asserts():
     se = FakeShapeEnv()
     s0, s1 = se.backed("s0", 8), se.backed("s1", 9)

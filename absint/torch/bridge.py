@@ -105,6 +105,10 @@ class ShapeEnvBridge:
     def _reset(self) -> None:
         self.entry, self.full = _Tier(), _Tier()
         self.seen = _Seen()
+        #: answers at the synced state, by expression (sympy's structural equality and
+        #: cached hash, as PyTorch's own lru caches): PyTorch asks a fifth of its
+        #: questions again before the next fact arrives; emptied whenever the state moves
+        self.answers: dict = {}
 
     # ------------------------------------------------------------ sync
 
@@ -114,6 +118,7 @@ class ShapeEnvBridge:
         try:
             key = self._state_key()
             if key != self.seen.key or not key:
+                self.answers.clear()
                 if self._rolled_back():
                     self.stats.rebuilds += 1
                     self._reset()
@@ -243,6 +248,12 @@ class ShapeEnvBridge:
         """absint's answer to a Boolean question about the ShapeEnv's symbols (sync first)."""
         if not reading.is_boolean(expr):
             return Answer(Truth.UNKNOWN, "not-boolean", "none")
+        answer = self.answers.get(expr)
+        if answer is None:
+            answer = self.answers[expr] = self._decide(expr)
+        return answer
+
+    def _decide(self, expr) -> Answer:
         route = self.route(expr)
         tier = self.entry if route == "entry" else self.full
         if tier.r.contradiction:
