@@ -40,7 +40,7 @@ def read_reference(path: Path) -> dict[str, tuple[str, float]]:
 
 
 def family(name: str) -> str:
-    return name.split("___")[0]
+    return os.path.basename(name).split("___")[0]
 
 
 def _analyze(path: str) -> dict:
@@ -60,7 +60,7 @@ def tabulate(records: list[dict], reference: dict[str, tuple[str, float]]) -> tu
     fam: dict[str, dict] = defaultdict(lambda: defaultdict(float))
     problems: list[str] = []
     for rec in records:
-        name = rec["file"]
+        name = os.path.basename(rec["file"])  # records keep the path as given; the reference names files
         if name not in reference:
             continue
         ref, z3_seconds = reference[name]

@@ -67,7 +67,7 @@ def untimed(path) -> list[dict]:
 
 
 def by_file(path) -> dict[str, dict]:
-    return {r["file"]: r for r in records(path)}
+    return {os.path.basename(r["file"]): r for r in records(path)}
 
 
 # ------------------------------------------------------------------ the JSONL file
@@ -128,13 +128,25 @@ def test_resume_sink_drops_the_partial_tail(tmp_path):
 # ------------------------------------------------------------------ planning
 
 
-def test_plan_starts_largest_files_first_and_merges_identical_ones(tmp_path):
+def test_plan_starts_largest_files_first_and_keeps_paths_apart(tmp_path):
+    """Records name a file by its path as given: two ``small.smt2`` in different folders
+    are two tasks (they once collided under their base name); one path given twice is one."""
     (tmp_path / "small.smt2").write_text("(check-sat)\n")
     (tmp_path / "big.smt2").write_text("; " + "x" * 1000 + "\n(check-sat)\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "small.smt2").write_text("(check-sat)\n")
-    tasks = batch.plan(files.smt2_files([str(tmp_path)]))
-    assert [t.name for t in tasks] == ["big.smt2", "small.smt2"]
+    tasks = batch.plan(files.smt2_files([str(tmp_path)]) + [str(tmp_path / "big.smt2")])
+    assert [t.name for t in tasks] == [str(tmp_path / n) for n in ("big.smt2", "small.smt2", "sub/small.smt2")]
+
+
+def test_records_keep_the_path_as_given(tmp_path, monkeypatch):
+    for folder in ("x", "y"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "model.smt2").write_text(G.build("conv", 4, 0).text)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert analyze("x", "y/model.smt2", "--jsonl", out, "--quiet") == 0
+    assert sorted(r["file"] for r in records(out)) == ["x/model.smt2", "y/model.smt2"]
 
 
 def test_split_resumed_skips_recorded_files_and_drops_stale_records():
@@ -282,7 +294,7 @@ def test_soundness_bugs_are_loud_and_fail_the_run(tmp_path, monkeypatch, capsys)
     assert analyze(tmp_path / "a.smt2", "--jsonl", out) == 1
     assert records(out)[0]["example_violations"] == [1]
     captured = capsys.readouterr()
-    assert "SOUNDNESS BUG: a.smt2" in captured.err
+    assert f"SOUNDNESS BUG: {tmp_path / 'a.smt2'}" in captured.err
 
 
 def test_usage_errors(tmp_path, capsys):
@@ -303,7 +315,7 @@ def test_unreadable_file_is_a_record(tmp_path):
     out = tmp_path / "out.jsonl"
     assert analyze(tmp_path / "missing.smt2", "--jsonl", out, "--quiet") == 1
     (rec,) = records(out)
-    assert rec["file"] == "missing.smt2" and "cannot read" in rec["error"]
+    assert rec["file"] == str(tmp_path / "missing.smt2") and "cannot read" in rec["error"]
 
 
 # ------------------------------------------------------------------ resume
@@ -386,7 +398,7 @@ def test_json_prints_one_object_with_the_summary_and_the_records(tmp_path, capsy
     rc = analyze(tmp_path, "--jobs", "1", "--json", "--jsonl", out)
     printed = json.loads(capsys.readouterr().out)
     assert rc == 1  # the broken file
-    assert [f["file"] for f in printed["files"]] == sorted(names + ["broken.smt2"])
+    assert [f["file"] for f in printed["files"]] == sorted(str(tmp_path / n) for n in names + ["broken.smt2"])
     assert printed["files"] == records(out)
     s = printed["summary"]
     assert s["files"] == 3 and s["errors"] == 1

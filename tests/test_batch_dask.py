@@ -102,7 +102,7 @@ def test_dask_cluster_gives_the_verdicts_of_the_local_pool(cluster, tmp_path, mo
     b = [jsonl.without_timing(r) for r in jsonl.read_records(str(remote))]
     assert len(b) == 11
     assert b == a
-    errors = {r["file"]: r["error"] for r in b if r["error"]}
+    errors = {os.path.basename(r["file"]): r["error"] for r in b if r["error"]}
     assert errors["slow.smt2"] == "timeout: exceeded 1 s"
     assert errors["crash.smt2"] == "worker died (exit code 70)"
     assert set(errors) == {"slow.smt2", "crash.smt2", "truncated.smt2", "unknown_op.smt2"}
@@ -118,9 +118,9 @@ def test_dask_resume_appends_only_the_missing_files(cluster, tmp_path):
     first = sorted(os.listdir(d))[:3]
     args = ["--executor", "dask", "--scheduler", cluster, "--quiet", "--jsonl", str(out)]
     assert cli.main(["analyze", *[str(d / n) for n in first], *args]) == 0
-    before = {r["file"]: r for r in jsonl.read_records(str(out))}
+    before = {os.path.basename(r["file"]): r for r in jsonl.read_records(str(out))}
     assert cli.main(["analyze", str(d), *args, "--resume"]) == 0
-    after = {r["file"]: r for r in jsonl.read_records(str(out))}
+    after = {os.path.basename(r["file"]): r for r in jsonl.read_records(str(out))}
     assert len(after) == 7
     assert all(after[n] == before[n] for n in first)  # untouched, timing included
 

@@ -51,7 +51,7 @@ def analyze_bytes(path: str, data: bytes, presets: tuple[str, ...] = ()) -> File
 def record_of(loaded: LoadedFile, start: float, presets: tuple[str, ...] = ()) -> FileRecord:
     """The record of a loaded file; ``start``: the CPU clock when reading began. The presets'
     facts are built and checked here, from the loaded program (a refused one is the record)."""
-    name = os.path.basename(loaded.path)
+    name = loaded.path  # as given: two model.smt2 in different folders stay two records
     presets = tuple(presets)
     if loaded.program is None:
         return FileRecord.failed(name, str(loaded.error), 0.0 if loaded.digest is None else

@@ -346,7 +346,7 @@ def worker_main(fd: int) -> None:
         if msg is None:
             break
         _, path, name, timeout, max_memory, max_size, presets = msg
-        fault = faults.get(name)
+        fault = faults.get(os.path.basename(name))
         if fault == "kill-worker":
             os._exit(71)
         while fault == "hang-worker":

@@ -1,7 +1,7 @@
 """The record of one file (``absint analyze --jsonl``): one type, built here and nowhere else.
 
 The record is a contract that later tools and users read. Its keys, in this
-order: ``file`` (base name), ``asserts``, ``verdicts`` (one letter per assert:
+order: ``file`` (the path as given), ``asserts``, ``verdicts`` (one letter per assert:
 ``T`` implied by the earlier asserts, ``F`` refuted by them, ``?`` not decided),
 ``seconds`` (CPU, parse included), ``error`` (null or the message); then,
 only in a run with ``--preset``, ``presets`` (the names whose facts were

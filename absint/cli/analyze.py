@@ -125,9 +125,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _task(path: str, presets: tuple[str, ...] = ()) -> Task:
     """The file as the parent sees it: its name and size from ``stat``, never its content.
 
-    The name is the records' name (:func:`readable`: an undecodable byte is written ``\\xff``).
+    The name is the records' name: the path as given (two ``model.smt2`` in different
+    folders are two records), :func:`readable` (an undecodable byte is written ``\\xff``).
     """
-    name = readable(os.path.basename(path))
+    name = readable(path)
     try:
         st = os.stat(path)
     except OSError:
