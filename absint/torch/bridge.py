@@ -4,11 +4,16 @@ entry-guard rule. Torch-free: the ShapeEnv is read by attribute name (:mod:`.rea
 Two reasoners, because not every fact may decide every question:
 
 * **entry** facts hold for every input that passes the compiled artifact's *entry guards*:
-  the guards, the ranges of backed symbols (``produce_guards`` checks them at entry) and
-  replacements between backed symbols.
-* **full** facts add what holds only once the graph runs: deferred runtime asserts
-  (``torch._check`` on unbacked values), ranges of unbacked symbols and replacements that
-  mention them.
+  the guards, the ranges of backed symbols (``produce_guards`` checks them at entry),
+  replacements between backed symbols, and runtime asserts that mention only backed
+  symbols. PyTorch defers a backed-only condition to a runtime assert only under
+  ``prefer_deferred_runtime_asserts_over_guards`` (export: ``defer_runtime_assert`` makes it
+  a guard otherwise), where that assert *is* the entry check, and PyTorch adds every
+  runtime assert to ``self.axioms``, which ``_maybe_evaluate_static`` substitutes into
+  every question (torch 2.13 ``symbolic_shapes.py``).
+* **full** facts add what holds only once the graph runs: deferred runtime asserts that
+  mention unbacked symbols (``torch._check`` on unbacked values), ranges of unbacked
+  symbols and replacements that mention them.
 
 A question whose every relation, once PyTorch's replacements are applied, mentions only
 backed symbols is one whose undecided answer becomes an entry guard: it is asked of the
@@ -215,7 +220,7 @@ class ShapeEnvBridge:
             seen = self.seen.asserts.setdefault(key, [])
             for ra in items[len(seen):]:
                 seen.append(ra)
-                self._fact(ra.expr, entry=False)
+                self._fact(ra.expr, entry=self._backed_only(_symbols(ra.expr)))
 
     def _fact(self, expr, entry: bool) -> None:
         """Assume ``expr`` in the full reasoner, and in the entry one if it is an entry fact."""
