@@ -404,3 +404,18 @@ def test_json_prints_one_object_with_the_summary_and_the_records(tmp_path, capsy
     assert s["files"] == 3 and s["errors"] == 1
     assert s["implied"] + s["refuted"] + s["open"] == s["asserts"] == sum(f["asserts"] for f in printed["files"])
     assert sum(printed["layers"].values()) == s["implied"] + s["refuted"]
+
+
+def test_verbose_narrates_each_file_from_its_record(tmp_path, capsys):
+    """``-v``: under each file's line, its reading and deciding time and the verdicts per
+    layer, the same numbers as its record."""
+    write_good(tmp_path, GOOD[4:5])
+    out = tmp_path / "out.jsonl"
+    assert analyze(tmp_path, "--jobs", "1", "-v", "--jsonl", out) == 0
+    (rec,) = records(out)
+    text = capsys.readouterr().out
+    assert f"  read {rec['parse_seconds']:.3f} s, decided in " in text
+    layers = ", ".join(f"{layer} {n}" for layer, n in rec["layers"].items())
+    assert sum(rec["layers"].values()) == rec["verdicts"].count("T") + rec["verdicts"].count("F") > 0
+    assert f"  decided by {layers}\n" in text
+    assert analyze(tmp_path, "--jobs", "1") == 0 and "decided by" not in capsys.readouterr().out

@@ -108,6 +108,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "installed but not the files)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no per-file lines")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="under each file's line: reading and deciding time, the verdicts each layer "
+                             "gave, the asserts an internal error left undecided")
     parser.add_argument("--stats", action="store_true", help="also print how many verdicts each layer gave")
     parser.add_argument("--json", action="store_true",
                         help="stdout: one JSON object (summary, verdicts per layer, one record per file as "
@@ -372,6 +375,18 @@ def execute(executor, todo: list[Task], sink: JsonlSink | None, live: _Live, new
             live.done(task, record)
 
 
+def detail_lines(record: FileRecord) -> list[str]:
+    """``--verbose``: where a file's time went and who decided what (the record's own fields)."""
+    if record.error or record.parse_seconds is None:
+        return []
+    decide = max(0.0, (record.seconds or 0.0) - record.parse_seconds)
+    lines = [f"read {record.parse_seconds:.3f} s, decided in {decide:.3f} s"]
+    if record.layers:
+        lines.append("decided by " + ", ".join(f"{layer} {n}" for layer, n in record.layers))
+    lines += [f"internal error: {message}" for _, message in record.assert_errors]
+    return lines
+
+
 def report(args, records: list[FileRecord], new: int, wall: float, where: str) -> dict[str, Any]:
     """Per-file lines, the summary table, ``--stats``, and soundness bugs (loudly, on stderr)."""
     from rich.console import Console
@@ -384,6 +399,9 @@ def report(args, records: list[FileRecord], new: int, wall: float, where: str) -
             out = Console(file=sys.stdout, highlight=False, soft_wrap=True)
             for r in records:
                 out.print(file_line(r), markup=False)
+                if args.verbose:
+                    for line in detail_lines(r):
+                        out.print("  " + line, markup=False)
         _print_summary(Console(file=sys.stdout, highlight=False), s, wall, len(records) - new, where,
                        layer_totals(records) if args.stats else None)
     err = Console(file=sys.stderr, highlight=False, soft_wrap=True)  # messages unwrapped: grep-able
