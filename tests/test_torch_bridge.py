@@ -151,7 +151,9 @@ def test_replacements_count_and_route_through():
     b = ShapeEnvBridge(se)
     assert decide(b, sympy.Eq(s0, s1)).truth is Truth.TRUE
     assert b.route(u0 > s0) == "entry"  # after the replacement only backed symbols are left
-    assert decide(b, u0 > s0).truth is Truth.UNKNOWN
+    # read as PyTorch's simplify reads it, s0 + 1 > s0; no runtime assert is used
+    assert decide(b, u0 > s0).truth is Truth.TRUE
+    assert decide(b, u0 > s1 + 1).truth is Truth.FALSE
 
 
 @pytest.mark.parametrize("how", ["guards", "asserts", "range", "replacement", "hint"])
@@ -420,3 +422,19 @@ def test_entry_answers_hold_without_the_runtime_asserts(guards, asserts, questio
         for p in points:
             if all(_holds(f, p) for f in facts):
                 assert _holds(q, p) is (a.truth is Truth.TRUE), (a, expr, p, facts)
+
+
+def test_an_entry_question_reads_the_replacements_of_its_unbacked_symbols():
+    """PyTorch's test_narrow_unbacked_start asks ``Eq(u1, 1)`` where ``u1 -> s86`` and
+    ``s86 >= 2``: routed to the entry reasoner (only backed symbols once replaced), which
+    must read it as ``Eq(s86, 1)``; a replacement by a constant (``u4 -> 0``) likewise."""
+    se = FakeShapeEnv()
+    s0 = se.backed("s0", 3)
+    u1, u4 = se.unbacked("u1", 0), se.unbacked("u4", 0)
+    se.replacements[u1], se.replacements[u4] = s0, sympy.Integer(0)
+    se._version_counter += 1
+    b = ShapeEnvBridge(se)
+    assert b.route(sympy.Eq(u1, 1)) == "entry"
+    assert decide(b, sympy.Eq(u1, 1)).truth is Truth.FALSE
+    assert decide(b, sympy.Eq(u4, 1)).truth is Truth.FALSE
+    assert decide(b, sympy.Eq(u1, 5)).truth is Truth.UNKNOWN  # s0 >= 2 only

@@ -266,7 +266,7 @@ class ShapeEnvBridge:
             return Answer(Truth.UNKNOWN, "contradiction", route)
         t0 = time.perf_counter()
         try:
-            v = tier.r.decide(expr)
+            v = tier.r.decide(self._unbacked_replaced(expr) if route == "entry" else expr)
         except UnsupportedExpression as e:
             self.stats.gaps[e.class_name] += 1
             return Answer(Truth.UNKNOWN, "gap", route)
@@ -300,6 +300,19 @@ class ShapeEnvBridge:
     def _backed_only(self, symbols) -> bool:
         hints = reading.hints(self.se)
         return all(s in hints for s in symbols)
+
+    def _unbacked_replaced(self, expr, rounds: int = 8):
+        """``expr`` with PyTorch's replacements of unbacked symbols applied (PyTorch's own
+        ``simplify`` applies them before it evaluates): an entry question that mentions
+        ``u1`` where ``u1 -> s86`` is the question about ``s86`` that the entry facts may
+        decide (the replacement itself, mentioning ``u1``, is a full fact only)."""
+        repl, hints = self.se.replacements, reading.hints(self.se)
+        for _ in range(rounds):
+            sub = {s: repl[s] for s in _symbols(expr) if s not in hints and s in repl and repl[s] != s}
+            if not sub:
+                break
+            expr = expr.xreplace(sub)
+        return expr
 
     def _closure(self, symbols: set) -> set:
         """The symbols left once PyTorch's replacements are applied (transitively)."""
