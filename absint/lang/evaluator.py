@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from absint.lang.dag import Node, subterms
+from absint.lang.kinds import VAR
 from absint.lang.numerals import brief
 from absint.lang.ops import OPS, NotEvaluable, Undefined, Value
 from absint.lang.sorts import INT
@@ -48,7 +49,7 @@ def truth_at(term: Node, point: Mapping[str, Value], memo: dict[int, Value] | No
 
 
 def _evaluate_node(t: Node, memo: dict[int, Value], env: Mapping[str, Value]) -> Value:
-    if t.kind == "var":
+    if t.kind == VAR:
         return _variable(t, env)
     op = OPS[t.kind]
     values = [memo[a.id] for a in t.args]

@@ -23,6 +23,7 @@ from typing import Callable, Mapping, Sequence
 
 import attrs
 
+from absint.lang.kinds import Kind
 from absint.lang.numerals import brief
 from domains.bounds import euclid_div, euclid_mod, pow_exact, power_too_large
 
@@ -64,7 +65,7 @@ Meaning = Callable[[object, Sequence[Value]], Value]
 class Op:
     """One kind of term (see the module docstring)."""
 
-    kind: str
+    kind: Kind
     signature: str
     arity: tuple[int, int | None]
     atom: bool
@@ -144,50 +145,50 @@ def uninterpreted(t, v):
 
 _NUM = "Int|Real"
 
-OPS: Mapping[str, Op] = {op.kind: op for op in (
-    Op("const", "-> any", (0, 0), False, None, Infix("number"), "const", None, lambda t, v: t.data),
-    Op("var", "-> any", (0, 0), True, None, Infix("name"), "var", None, None),
-    Op("lin", f"{_NUM}+ -> {_NUM}", (1, None), False, "+", Infix("sum", "+", SUM), "add", "nary", _lin),
-    Op("mul", f"{_NUM}{_NUM}+ -> {_NUM}", (2, None), True, "*", Infix("product", "*", PRODUCT), "mul", "nary",
+OPS: Mapping[Kind, Op] = {op.kind: op for op in (
+    Op(Kind.CONST, "-> any", (0, 0), False, None, Infix("number"), "const", None, lambda t, v: t.data),
+    Op(Kind.VAR, "-> any", (0, 0), True, None, Infix("name"), "var", None, None),
+    Op(Kind.LIN, f"{_NUM}+ -> {_NUM}", (1, None), False, "+", Infix("sum", "+", SUM), "add", "nary", _lin),
+    Op(Kind.MUL, f"{_NUM}{_NUM}+ -> {_NUM}", (2, None), True, "*", Infix("product", "*", PRODUCT), "mul", "nary",
        _product),
-    Op("div", "Int Int -> Int", (2, 2), True, "div", Infix("divmod", "//", DIVMOD), "div", "fold",
+    Op(Kind.DIV, "Int Int -> Int", (2, 2), True, "div", Infix("divmod", "//", DIVMOD), "div", "fold",
        lambda t, v: euclid_div(v[0], _divisor(v[1]))),
-    Op("mod", "Int Int -> Int", (2, 2), True, "mod", Infix("divmod", "%", DIVMOD), "mod", "fixed",
+    Op(Kind.MOD, "Int Int -> Int", (2, 2), True, "mod", Infix("divmod", "%", DIVMOD), "mod", "fixed",
        lambda t, v: euclid_mod(v[0], _divisor(v[1]))),
-    Op("rdiv", "Real Real -> Real", (2, 2), True, "/", Infix("binary", "/", DIVMOD), "rdiv", "fold",
+    Op(Kind.RDIV, "Real Real -> Real", (2, 2), True, "/", Infix("binary", "/", DIVMOD), "rdiv", "fold",
        lambda t, v: Fraction(v[0]) / _divisor(v[1])),
-    Op("pow", f"{_NUM} {_NUM} -> {_NUM}", (2, 2), True, "^", Infix("binary", "**", POWER), "power", "fixed",
+    Op(Kind.POW, f"{_NUM} {_NUM} -> {_NUM}", (2, 2), True, "^", Infix("binary", "**", POWER), "power", "fixed",
        _power),
-    Op("to_int", "Real -> Int", (1, 1), True, "to_int", Infix("call", "floor"), "to_int", "fixed",
+    Op(Kind.TO_INT, "Real -> Int", (1, 1), True, "to_int", Infix("call", "floor"), "to_int", "fixed",
        lambda t, v: math.floor(v[0])),
-    Op("ceil", "Real -> Int", (1, 1), True, "ceil", Infix("call", "ceil"), "ceil", None,
+    Op(Kind.CEIL, "Real -> Int", (1, 1), True, "ceil", Infix("call", "ceil"), "ceil", None,
        lambda t, v: math.ceil(v[0])),
-    Op("to_real", "Int -> Real", (1, 1), True, "to_real", Infix("call", "to_real"), "to_real", "fixed",
+    Op(Kind.TO_REAL, "Int -> Real", (1, 1), True, "to_real", Infix("call", "to_real"), "to_real", "fixed",
        lambda t, v: Fraction(v[0])),
-    Op("min", f"{_NUM} {_NUM} -> {_NUM}", (2, 2), True, "min2", Infix("call", "min"), "minimum", None,
+    Op(Kind.MIN, f"{_NUM} {_NUM} -> {_NUM}", (2, 2), True, "min2", Infix("call", "min"), "minimum", None,
        lambda t, v: min(v)),
-    Op("max", f"{_NUM} {_NUM} -> {_NUM}", (2, 2), True, "max2", Infix("call", "max"), "maximum", None,
+    Op(Kind.MAX, f"{_NUM} {_NUM} -> {_NUM}", (2, 2), True, "max2", Infix("call", "max"), "maximum", None,
        lambda t, v: max(v)),
-    Op("fn", "Real+ -> Real", (1, None), True, None, Infix("call"), "apply", None, uninterpreted),
-    Op("def", f"{_NUM}+ -> {_NUM}", (1, 2), True, None, Infix("definition"), "define", None,
+    Op(Kind.FN, "Real+ -> Real", (1, None), True, None, Infix("call"), "apply", None, uninterpreted),
+    Op(Kind.DEF, f"{_NUM}+ -> {_NUM}", (1, 2), True, None, Infix("definition"), "define", None,
        lambda t, v: v[0]),
-    Op("ite", f"Bool {_NUM} {_NUM} -> {_NUM}", (3, 3), True, "ite", Infix("call", "ite"), "ite", "fixed",
+    Op(Kind.ITE, f"Bool {_NUM} {_NUM} -> {_NUM}", (3, 3), True, "ite", Infix("call", "ite"), "ite", "fixed",
        _ite, strict=False),
-    Op("le", f"{_NUM} -> Bool", (1, 1), False, "<=", Infix("compare", "<=", COMPARE), "le", "chain",
+    Op(Kind.LE, f"{_NUM} -> Bool", (1, 1), False, "<=", Infix("compare", "<=", COMPARE), "le", "chain",
        lambda t, v: v[0] <= 0),
-    Op("lt", f"{_NUM} -> Bool", (1, 1), False, "<", Infix("compare", "<", COMPARE), "lt", "chain",
+    Op(Kind.LT, f"{_NUM} -> Bool", (1, 1), False, "<", Infix("compare", "<", COMPARE), "lt", "chain",
        lambda t, v: v[0] < 0),
-    Op("eq", f"{_NUM} -> Bool", (1, 1), False, "=", Infix("compare", "==", COMPARE), "eq", "chain",
+    Op(Kind.EQ, f"{_NUM} -> Bool", (1, 1), False, "=", Infix("compare", "==", COMPARE), "eq", "chain",
        lambda t, v: v[0] == 0),
-    Op("ne", f"{_NUM} -> Bool", (1, 1), False, "distinct", Infix("compare", "!=", COMPARE), "ne", None,
+    Op(Kind.NE, f"{_NUM} -> Bool", (1, 1), False, "distinct", Infix("compare", "!=", COMPARE), "ne", None,
        lambda t, v: v[0] != 0),
-    Op("distinct", "any any+ -> Bool", (2, None), False, "distinct", Infix("call", "distinct"), "distinct",
+    Op(Kind.DISTINCT, "any any+ -> Bool", (2, None), False, "distinct", Infix("call", "distinct"), "distinct",
        "nary", lambda t, v: len(set(v)) == len(v)),
-    Op("not", "Bool -> Bool", (1, 1), False, "not", Infix("not", "not", NOT), "not_", "fixed",
+    Op(Kind.NOT, "Bool -> Bool", (1, 1), False, "not", Infix("not", "not", NOT), "not_", "fixed",
        lambda t, v: not v[0]),
-    Op("and", "Bool Bool+ -> Bool", (2, None), False, "and", Infix("junction", "and", AND), "and_", "nary",
+    Op(Kind.AND, "Bool Bool+ -> Bool", (2, None), False, "and", Infix("junction", "and", AND), "and_", "nary",
        _junction(False), strict=False),
-    Op("or", "Bool Bool+ -> Bool", (2, None), False, "or", Infix("junction", "or", OR), "or_", "nary",
+    Op(Kind.OR, "Bool Bool+ -> Bool", (2, None), False, "or", Infix("junction", "or", OR), "or_", "nary",
        _junction(True), strict=False),
 )}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from absint.lang.dag import Node, subterms
+from absint.lang.kinds import CONST, DEF, FN, LIN, NOT, VAR
 from absint.lang.numerals import int_text
 from absint.lang.ops import ATOM, COMPARE, DIVMOD, OPS, POWER, PRODUCT, SUM
 
@@ -109,14 +110,14 @@ def _with_lets(t: Node) -> str:
 def _pieces(t: Node) -> list[str | Node]:
     """The text of ``t`` as strings and sub-terms still to render, in order."""
     k = t.kind
-    if k == "const":
+    if k == CONST:
         return [number(t.data, t.sort.real)]
-    if k == "var":
+    if k == VAR:
         return [symbol(t.data)]
-    if k == "def":  # a named sum is its definition: printed as it, so the text means the same
+    if k == DEF:  # a named sum is its definition: printed as it, so the text means the same
         return [t.args[0]]
-    spelling = OPS[k].smtlib if k != "fn" else symbol(t.data)
-    if k == "lin":
+    spelling = OPS[k].smtlib if k != FN else symbol(t.data)
+    if k == LIN:
         return _sum_pieces(t, spelling)
     if OPS[k].infix.style == "compare":
         x = t.args[0]
@@ -199,10 +200,10 @@ def _infix_sum(parts: list[tuple[object, _Text]], c: object) -> _Text:
 
 
 def _linear_parts(x: Node, done: dict[int, _Text]) -> tuple[list[tuple[object, _Text]], object]:
-    if x.kind == "lin":
+    if x.kind == LIN:
         coefs, c = x.data
         return list(zip(coefs, (done[a.id] for a in x.args))), c
-    if x.kind == "const":
+    if x.kind == CONST:
         return [], x.data
     return [(1, done[x.id])], 0
 
@@ -218,7 +219,7 @@ def _compare(t: Node, args: list[_Text], done: dict[int, _Text]) -> _Text:
 
 def _divmod(t: Node, args: list[_Text], done) -> _Text:
     d = t.args[1]
-    if d.kind == "const" and d.data > 0:
+    if d.kind == CONST and d.data > 0:
         return f"{_wrap(args[0], DIVMOD)} {OPS[t.kind].infix.symbol} {_wrap(args[1], POWER)}", DIVMOD
     return f"{t.kind}({args[0][0]}, {args[1][0]})", ATOM
 
@@ -245,7 +246,7 @@ _INFIX = {
     "binary": _binary,
     "call": lambda t, args, done: (f"{OPS[t.kind].infix.symbol or t.data}({', '.join(a[0] for a in args)})", ATOM),
     "compare": _compare,
-    "not": lambda t, args, done: (f"not {_wrap(args[0], OPS['not'].infix.binds)}", OPS["not"].infix.binds),
+    "not": lambda t, args, done: (f"not {_wrap(args[0], OPS[NOT].infix.binds)}", OPS[NOT].infix.binds),
     "junction": _junction,
     "definition": lambda t, args, done: args[0],  # a named sum reads as its definition
 }

@@ -32,6 +32,8 @@ from typing import Iterable, Iterator, Union
 import attrs
 
 from absint.lang.dag import subterms
+from absint.lang.kinds import (AND, CEIL, CONST, DEF, DISTINCT, DIV, EQ, FN, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE,
+                               NOT, OR, POW, RDIV, TO_INT, TO_REAL, VAR, Kind)
 from absint.lang.ops import ATOM_KINDS, COMPARISON_KINDS, OPS
 from absint.lang.printer import brief, to_smtlib
 from absint.lang.sorts import BOOL, INT, REAL, Sort
@@ -54,7 +56,7 @@ class Term:
     comparisons: args = (t,) meaning ``t <op> 0``; others: args are operands.
     """
 
-    kind: str
+    kind: Kind
     sort: Sort
     args: tuple["Term", ...]
     data: object
@@ -69,10 +71,10 @@ class Term:
 
     @property
     def is_const(self) -> bool:
-        return self.kind == "const"
+        return self.kind == CONST
 
 
-def _intern(kind: str, sort: Sort, args: tuple, data: object) -> Term:
+def _intern(kind: Kind, sort: Sort, args: tuple, data: object) -> Term:
     key = (kind, sort, args, data)
     t = _table.get(key)
     if t is None:
@@ -110,14 +112,14 @@ def fresh_table() -> Iterator[None]:
 
 # ---------------------------------------------------------------- constants, variables
 
-TRUE = _intern("const", BOOL, (), True)
-FALSE = _intern("const", BOOL, (), False)
+TRUE = _intern(CONST, BOOL, (), True)
+FALSE = _intern(CONST, BOOL, (), False)
 
 
 def const(value: Number | bool, sort: Sort | None = None) -> Term:
     """A constant; the sort defaults to Int for ints, Real for Fractions, Bool for bools."""
     if type(value) is int and sort is not REAL:
-        return _intern("const", INT, (), value)
+        return _intern(CONST, INT, (), value)
     if isinstance(value, bool):
         return TRUE if value else FALSE
     if sort is None:
@@ -127,9 +129,9 @@ def const(value: Number | bool, sort: Sort | None = None) -> Term:
             if value.denominator != 1:
                 raise ValueError(f"{value} is not an integer")
             value = value.numerator
-        return _intern("const", INT, (), int(value))
+        return _intern(CONST, INT, (), int(value))
     value = Fraction(value)
-    return _intern("const", REAL, (), value)
+    return _intern(CONST, REAL, (), value)
 
 
 def boolean(value: bool) -> Term:
@@ -137,7 +139,7 @@ def boolean(value: bool) -> Term:
 
 
 def var(name: str, sort: Sort) -> Term:
-    return _intern("var", sort, (), name)
+    return _intern(VAR, sort, (), name)
 
 
 ZERO = const(0)
@@ -149,10 +151,10 @@ ONE = const(1)
 def linear_parts(t: Term) -> tuple[dict[Term, Number], Number]:
     """``t`` as (atom -> coefficient, constant); a fresh dict the caller may change."""
     k = t.kind
-    if k == "lin":
+    if k == LIN:
         coefs, c = t.data
         return dict(zip(t.args, coefs)), c
-    if k == "const":
+    if k == CONST:
         return {}, t.data
     return {t: 1}, 0
 
@@ -169,8 +171,8 @@ def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
     else:
         atoms.sort(key=_ID)
     if sort is INT:
-        return _intern("lin", INT, tuple(atoms), (tuple([coefs[a] for a in atoms]), c))
-    return _intern("lin", REAL, tuple(atoms), (tuple([Fraction(coefs[a]) for a in atoms]), Fraction(c)))
+        return _intern(LIN, INT, tuple(atoms), (tuple([coefs[a] for a in atoms]), c))
+    return _intern(LIN, REAL, tuple(atoms), (tuple([Fraction(coefs[a]) for a in atoms]), Fraction(c)))
 
 
 def _check_numeric(t: Term) -> None:
@@ -195,12 +197,12 @@ def to_real(t: Term) -> Term:
     if t.sort is REAL:
         return t
     k = t.kind
-    if k == "const":
+    if k == CONST:
         return const(Fraction(t.data), REAL)
-    if k == "lin":
+    if k == LIN:
         coefs, c = t.data
         return make_linear(REAL, {to_real(a): v for a, v in zip(t.args, coefs)}, c)
-    return _intern("to_real", REAL, (t,), None)
+    return _intern(TO_REAL, REAL, (t,), None)
 
 
 def _promote(ts: Iterable[Term]) -> tuple[Sort, list[Term]]:
@@ -219,9 +221,9 @@ def add(*ts: Term) -> Term:
     c: Number = 0
     for t in ts:
         k = t.kind
-        if k == "const":
+        if k == CONST:
             c += t.data
-        elif k == "lin":
+        elif k == LIN:
             tc, tk = t.data
             c += tk
             for a, v in zip(t.args, tc):
@@ -257,7 +259,7 @@ def sub(first: Term, *rest: Term) -> Term:
 
 def content(t: Term) -> tuple[Number, Term]:
     """Split a non-constant ``t`` into ``g * p`` with ``p`` primitive, leading coefficient 1/positive."""
-    if t.kind != "lin":
+    if t.kind != LIN:
         return 1, t
     coefs, c = t.data
     if t.sort is INT:
@@ -283,17 +285,17 @@ def mul(*ts: Term) -> Term:
     k: Number = 1
     factors: list[Term] = []
     for t in ts:
-        if t.kind == "const":
+        if t.kind == CONST:
             k *= t.data
             continue
         g, p = content(t)
         k *= g
-        if p.kind == "mul":  # a product, or a scaled one, c * (a * b): flatten its factors
+        if p.kind == MUL:  # a product, or a scaled one, c * (a * b): flatten its factors
             factors.extend(p.args)
         else:
             factors.append(p)
     if len(factors) > MAX_FACTORS:
-        factors = [p for p in (content(t)[1] for t in ts if t.kind != "const")]
+        factors = [p for p in (content(t)[1] for t in ts if t.kind != CONST)]
     if k == 0:
         return const(0, sort)
     if not factors:
@@ -301,7 +303,7 @@ def mul(*ts: Term) -> Term:
     if len(factors) == 1:
         return scale(factors[0], k)
     factors.sort(key=_ID)
-    return scale(_intern("mul", sort, tuple(factors), None), k)
+    return scale(_intern(MUL, sort, tuple(factors), None), k)
 
 
 def power(base: Term, exponent: Term) -> Term:
@@ -309,7 +311,7 @@ def power(base: Term, exponent: Term) -> Term:
     _check_numeric(base)
     _check_numeric(exponent)
     sort = INT if base.sort is INT and exponent.sort is INT else REAL
-    if exponent.kind == "const":
+    if exponent.kind == CONST:
         e = exponent.data
         if e == int(e) and 0 <= e <= 16:
             e = int(e)
@@ -317,13 +319,13 @@ def power(base: Term, exponent: Term) -> Term:
                 return const(1, sort)
             b = base if sort is INT else to_real(base)
             return mul(*([b] * e))
-        if base.kind == "const":
+        if base.kind == CONST:
             v = pow_exact(base.data, e)
             if v is not None and (sort is REAL or v.denominator == 1):  # Int 2 ^ -1 stays a term
                 return const(v, REAL if sort is REAL else INT)
     if sort is REAL:
         base, exponent = to_real(base), to_real(exponent)
-    return _intern("pow", sort, (base, exponent), None)
+    return _intern(POW, sort, (base, exponent), None)
 
 
 # ---------------------------------------------------------------- integer division
@@ -352,11 +354,11 @@ def _split_multiples(t: Term, d: int) -> tuple[Term, Term]:
 def div(x: Term, y: Term) -> Term:
     """Euclidean integer division; ``div(d*q + r, d) = q + div(r, d)`` for constant ``d``."""
     _require_int(x, y)
-    if y.kind == "const":
+    if y.kind == CONST:
         d = y.data
         if d == 0:
-            return _intern("div", INT, (x, y), None)
-        if x.kind == "const":
+            return _intern(DIV, INT, (x, y), None)
+        if x.kind == CONST:
             return const(euclid_div(x.data, d))
         if d == 1:
             return x
@@ -365,29 +367,29 @@ def div(x: Term, y: Term) -> Term:
         ad = abs(d)
         q, r = _split_multiples(x, ad)
         sign = 1 if d > 0 else -1
-        if r.kind == "const":
+        if r.kind == CONST:
             return add(scale(q, sign), const(euclid_div(r.data, d)))
-        return add(scale(q, sign), _intern("div", INT, (r, y), None))
-    return _intern("div", INT, (x, y), None)
+        return add(scale(q, sign), _intern(DIV, INT, (r, y), None))
+    return _intern(DIV, INT, (x, y), None)
 
 
 def mod(x: Term, y: Term) -> Term:
     """Euclidean remainder; ``mod(d*q + r, d) = mod(r, d)`` for constant ``d``."""
     _require_int(x, y)
-    if y.kind == "const":
+    if y.kind == CONST:
         d = y.data
         if d == 0:
-            return _intern("mod", INT, (x, y), None)
-        if x.kind == "const":
+            return _intern(MOD, INT, (x, y), None)
+        if x.kind == CONST:
             return const(euclid_mod(x.data, d))
         ad = abs(d)
         if ad == 1:
             return ZERO
         _, r = _split_multiples(x, ad)
-        if r.kind == "const":
+        if r.kind == CONST:
             return const(euclid_mod(r.data, ad))
-        return _intern("mod", INT, (r, const(ad)), None)
-    return _intern("mod", INT, (x, y), None)
+        return _intern(MOD, INT, (r, const(ad)), None)
+    return _intern(MOD, INT, (x, y), None)
 
 
 def as_int_over(t: Term) -> tuple[Term, int] | None:
@@ -395,7 +397,7 @@ def as_int_over(t: Term) -> tuple[Term, int] | None:
     coefs, c = linear_parts(t)
     den = Fraction(c).denominator
     for a, v in coefs.items():
-        if a.kind != "to_real":
+        if a.kind != TO_REAL:
             return None
         den = den * Fraction(v).denominator // math.gcd(den, Fraction(v).denominator)
     p = make_linear(INT, {a.args[0]: int(v * den) for a, v in coefs.items()}, int(c * den))
@@ -407,13 +409,13 @@ def to_int(x: Term) -> Term:
     _check_numeric(x)
     if x.sort is INT:
         return x
-    if x.kind == "const":
+    if x.kind == CONST:
         return const(math.floor(x.data))
     split = as_int_over(x)
     if split is not None:
         p, d = split
         return div(p, const(d))
-    return _intern("to_int", INT, (x,), None)
+    return _intern(TO_INT, INT, (x,), None)
 
 
 def ceil(x: Term) -> Term:
@@ -421,34 +423,34 @@ def ceil(x: Term) -> Term:
     _check_numeric(x)
     if x.sort is INT:
         return x
-    if x.kind == "const":
+    if x.kind == CONST:
         return const(math.ceil(x.data))
     split = as_int_over(x)
     if split is not None:
         p, d = split
         return div(add(p, const(d - 1)), const(d))
-    return _intern("ceil", INT, (x,), None)
+    return _intern(CEIL, INT, (x,), None)
 
 
 def rdiv(x: Term, y: Term) -> Term:
     """Real division ``x / y`` (exact); by a non-zero constant it stays linear."""
     x, y = to_real(x), to_real(y)
-    if y.kind == "const" and y.data != 0:
+    if y.kind == CONST and y.data != 0:
         return scale(x, 1 / y.data)
-    return _intern("rdiv", REAL, (x, y), None)  # 0 / y too: 0 / 0 is unspecified
+    return _intern(RDIV, REAL, (x, y), None)  # 0 / y too: 0 / 0 is unspecified
 
 
 def apply(name: str, *args: Term) -> Term:
     """An opaque function ``name`` of Real operands (a Real result): the same name and
     operands are the same value, and nothing else is assumed."""
-    return _intern("fn", REAL, tuple(to_real(a) for a in args), name)
+    return _intern(FN, REAL, tuple(to_real(a) for a in args), name)
 
 
-def _min_max(kind: str, a: Term, b: Term) -> Term:
+def _min_max(kind: Kind, a: Term, b: Term) -> Term:
     sort, (a, b) = _promote((a, b))
     diff = sub(a, b)
-    if diff.kind == "const":
-        pick_a = diff.data <= 0 if kind == "min" else diff.data >= 0
+    if diff.kind == CONST:
+        pick_a = diff.data <= 0 if kind == MIN else diff.data >= 0
         return a if pick_a else b
     if b.id < a.id:
         a, b = b, a
@@ -458,30 +460,30 @@ def _min_max(kind: str, a: Term, b: Term) -> Term:
 def minimum(*ts: Term) -> Term:
     out = ts[0]
     for t in ts[1:]:
-        out = _min_max("min", out, t)
+        out = _min_max(MIN, out, t)
     return out
 
 
 def maximum(*ts: Term) -> Term:
     out = ts[0]
     for t in ts[1:]:
-        out = _min_max("max", out, t)
+        out = _min_max(MAX, out, t)
     return out
 
 
 # ---------------------------------------------------------------- comparisons
 
-def _primitive_int(coefs: dict[Term, Number], c: int, kind: str) -> Term:
+def _primitive_int(coefs: dict[Term, Number], c: int, kind: Kind) -> Term:
     """``sum coefs[a]*a + c <kind> 0`` divided by the gcd of the coefficients (some non-zero)."""
     g = math.gcd(*coefs.values())
-    if kind == "le":
+    if kind == LE:
         # sum g*a + c <= 0  <=>  sum a <= floor(-c/g)  <=>  sum a + ceil(c/g) <= 0
         if g == 1:
-            return _intern_cmp("le", make_linear(INT, coefs, c))
-        return _intern_cmp("le", make_linear(INT, {a: v // g for a, v in coefs.items()}, -((-c) // g)))
+            return _intern_cmp(LE, make_linear(INT, coefs, c))
+        return _intern_cmp(LE, make_linear(INT, {a: v // g for a, v in coefs.items()}, -((-c) // g)))
     # eq / ne
     if c % g:
-        return FALSE if kind == "eq" else TRUE
+        return FALSE if kind == EQ else TRUE
     lead = min([a for a, v in coefs.items() if v], key=_ID)
     if coefs[lead] < 0:
         g = -g
@@ -490,11 +492,11 @@ def _primitive_int(coefs: dict[Term, Number], c: int, kind: str) -> Term:
     return _intern_cmp(kind, make_linear(INT, {a: v // g for a, v in coefs.items()}, c // g))
 
 
-def _intern_cmp(kind: str, t: Term) -> Term:
+def _intern_cmp(kind: Kind, t: Term) -> Term:
     return _intern(kind, BOOL, (t,), None)
 
 
-def _compare(kind: str, a: Term, b: Term) -> Term:
+def _compare(kind: Kind, a: Term, b: Term) -> Term:
     """``a - b <kind> 0`` in canonical form; ``kind`` in le, lt, eq, ne."""
     if a.sort is INT and b.sort is INT:
         sort = INT
@@ -502,9 +504,9 @@ def _compare(kind: str, a: Term, b: Term) -> Term:
         sort, (a, b) = _promote((a, b))
     coefs, c = linear_parts(a)
     bk = b.kind
-    if bk == "const":
+    if bk == CONST:
         c -= b.data
-    elif bk == "lin":
+    elif bk == LIN:
         bc, c2 = b.data
         c -= c2
         for x, v in zip(b.args, bc):
@@ -512,31 +514,31 @@ def _compare(kind: str, a: Term, b: Term) -> Term:
     else:
         coefs[b] = coefs.get(b, 0) - 1
     if not any(coefs.values()):
-        return boolean({"le": c <= 0, "lt": c < 0, "eq": c == 0, "ne": c != 0}[kind])
+        return boolean({LE: c <= 0, LT: c < 0, EQ: c == 0, NE: c != 0}[kind])
     if sort is INT:
-        if kind == "lt":
-            kind, c = "le", c + 1
+        if kind == LT:
+            kind, c = LE, c + 1
         return _primitive_int(coefs, c, kind)
     items = sorted([(a, v) for a, v in coefs.items() if v], key=lambda p: p[0].id)
     lead = items[0][1]
-    g = abs(lead) if kind in ("le", "lt") else lead
+    g = abs(lead) if kind in (LE, LT) else lead
     return _intern_cmp(kind, make_linear(REAL, {a: v / g for a, v in items}, c / g))
 
 
 def le(a: Term, b: Term) -> Term:
-    return _compare("le", a, b)
+    return _compare(LE, a, b)
 
 
 def lt(a: Term, b: Term) -> Term:
-    return _compare("lt", a, b)
+    return _compare(LT, a, b)
 
 
 def ge(a: Term, b: Term) -> Term:
-    return _compare("le", b, a)
+    return _compare(LE, b, a)
 
 
 def gt(a: Term, b: Term) -> Term:
-    return _compare("lt", b, a)
+    return _compare(LT, b, a)
 
 
 def eq(a: Term, b: Term) -> Term:
@@ -544,7 +546,7 @@ def eq(a: Term, b: Term) -> Term:
         if a.sort is not b.sort:
             raise TypeError(f"cannot compare {a.sort.value} with {b.sort.value}")
         return iff(a, b)
-    return _compare("eq", a, b)
+    return _compare(EQ, a, b)
 
 
 def ne(a: Term, b: Term) -> Term:
@@ -570,31 +572,31 @@ def not_(t: Term) -> Term:
     if done is not None:
         return done
     for s in _junctions_below(t):
-        _negations[s] = (or_ if s.kind == "and" else and_)(*(_negate(a) for a in s.args))
+        _negations[s] = (or_ if s.kind == AND else and_)(*(_negate(a) for a in s.args))
     return _negate(t)
 
 
 def _negate(t: Term) -> Term:
     """The negation of ``t``, whose and/or sub-formulas are already negated."""
     k = t.kind
-    if k in ("and", "or"):
+    if k in (AND, OR):
         return _negations[t]
-    if k == "const":
+    if k == CONST:
         return FALSE if t.data else TRUE
-    if k == "le":
+    if k == LE:
         x = t.args[0]
         if x.sort is INT:  # not (x <= 0)  <=>  -x + 1 <= 0
-            return _compare("le", ONE, x)
-        return _compare("lt", ZERO_REAL, x)
-    if k == "lt":
-        return _compare("le", ZERO_REAL, t.args[0])
-    if k == "eq":
-        return _intern_cmp("ne", t.args[0])
-    if k == "ne":
-        return _intern_cmp("eq", t.args[0])
-    if k == "not":
+            return _compare(LE, ONE, x)
+        return _compare(LT, ZERO_REAL, x)
+    if k == LT:
+        return _compare(LE, ZERO_REAL, t.args[0])
+    if k == EQ:
+        return _intern_cmp(NE, t.args[0])
+    if k == NE:
+        return _intern_cmp(EQ, t.args[0])
+    if k == NOT:
         return t.args[0]
-    return _intern("not", BOOL, (t,), None)
+    return _intern(NOT, BOOL, (t,), None)
 
 
 def _junctions_below(t: Term) -> list[Term]:
@@ -606,7 +608,7 @@ def _junctions_below(t: Term) -> list[Term]:
         s, done = stack.pop()
         if done:
             out.append(s)
-        elif s.kind in ("and", "or") and s.id not in seen and s not in _negations:
+        elif s.kind in (AND, OR) and s.id not in seen and s not in _negations:
             seen.add(s.id)
             stack.append((s, True))
             stack.extend((a, False) for a in s.args)
@@ -623,8 +625,8 @@ _BASE_TABLE = {k: t for k, t in _table.items() if t in (TRUE, FALSE, ZERO, ONE, 
 _BASE_NEXT_ID = max(t.id for t in _BASE_TABLE.values()) + 1
 
 
-def _junction(kind: str, ts: Iterable[Term]) -> Term:
-    unit, absorbing = (TRUE, FALSE) if kind == "and" else (FALSE, TRUE)
+def _junction(kind: Kind, ts: Iterable[Term]) -> Term:
+    unit, absorbing = (TRUE, FALSE) if kind == AND else (FALSE, TRUE)
     seen: dict[int, Term] = {}
     stack = list(ts)
     stack.reverse()
@@ -645,18 +647,18 @@ def _junction(kind: str, ts: Iterable[Term]) -> Term:
         return next(iter(seen.values()))
     if len(seen) <= 16:
         for t in seen.values():
-            if t.kind in COMPARISON_KINDS or t.kind == "not":
+            if t.kind in COMPARISON_KINDS or t.kind == NOT:
                 if not_(t).id in seen:
                     return absorbing
     return _intern(kind, BOOL, tuple(sorted(seen.values(), key=lambda t: t.id)), None)
 
 
 def and_(*ts: Term) -> Term:
-    return _junction("and", ts)
+    return _junction(AND, ts)
 
 
 def or_(*ts: Term) -> Term:
-    return _junction("or", ts)
+    return _junction(OR, ts)
 
 
 #: a distinct over at most this many operands becomes the conjunction of its disequalities
@@ -672,7 +674,7 @@ def distinct(*ts: Term) -> Term:
     sort, ts = _promote(ts)
     if len({t.id for t in ts}) < len(ts):
         return FALSE
-    return _intern("distinct", BOOL, tuple(sorted(ts, key=_ID)), None)
+    return _intern(DISTINCT, BOOL, tuple(sorted(ts, key=_ID)), None)
 
 
 def implies(a: Term, b: Term) -> Term:
@@ -702,18 +704,18 @@ def ite(c: Term, a: Term, b: Term) -> Term:
     sort, (a, b) = _promote((a, b))
     if a is b:
         return a
-    if c.kind in ("le", "lt"):
+    if c.kind in (LE, LT):
         if c is le(a, b) or c is lt(a, b):
             return minimum(a, b)
         if c is le(b, a) or c is lt(b, a):
             return maximum(a, b)
-    if c.kind == "eq" and sort is INT:
+    if c.kind == EQ and sort is INT:
         recognised = _ceil_idiom(c, a, b)
         if recognised is not None:
             return recognised
-    if c.kind in ("ne", "not"):
+    if c.kind in (NE, NOT):
         c, a, b = not_(c), b, a
-    return _intern("ite", sort, (c, a, b), None)
+    return _intern(ITE, sort, (c, a, b), None)
 
 
 def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
@@ -762,7 +764,7 @@ def definitions_in(terms: Iterable[Term]) -> tuple[list[Term], int | None]:
     for index, t in enumerate(terms):
         for s in subterms(t, skip=seen):
             seen.add(s.id)
-            if s.kind == "def":
+            if s.kind == DEF:
                 out.append(s)
                 first = index if first is None else first
     return sorted(out, key=_ID), first
@@ -770,17 +772,17 @@ def definitions_in(terms: Iterable[Term]) -> tuple[list[Term], int | None]:
 
 def expanded_size(t: Term) -> int:
     """How many atoms ``t`` has once every ``def`` in it is expanded (with repeats)."""
-    if t.kind == "def":
+    if t.kind == DEF:
         return t.data[1]
-    if t.kind == "lin":
-        return sum(a.data[1] if a.kind == "def" else 1 for a in t.args)
-    return 0 if t.kind == "const" else 1
+    if t.kind == LIN:
+        return sum(a.data[1] if a.kind == DEF else 1 for a in t.args)
+    return 0 if t.kind == CONST else 1
 
 
 def name_long(name: str, body: Term) -> Term:
     """``body`` itself, or, when it is a sum whose expansion is longer than
     :data:`LONG_FORM`, a ``def`` atom equal to it (named ``name`` in messages)."""
-    if body.kind != "lin" or expanded_size(body) <= LONG_FORM:
+    if body.kind != LIN or expanded_size(body) <= LONG_FORM:
         return body
     return define(body, name=name)
 
@@ -790,7 +792,7 @@ def define(body: Term, *aliases: Term, name: str = "") -> Term:
     expansion equals an earlier definition's gets that definition as an alias, found
     by a hash of the expansion and checked by expanding both: the reasoner then knows
     the two names are equal without expanding either."""
-    if body.kind != "lin":
+    if body.kind != LIN:
         return body  # a rebuilt body that became a constant or an atom needs no name
     d = _definitions.get(body)
     if d is not None:
@@ -799,7 +801,7 @@ def define(body: Term, *aliases: Term, name: str = "") -> Term:
     first = _by_expansion.get(h)
     if first is not None and not aliases and _expansion(first) == _expansion(body):
         aliases = (first,)
-    d = _intern("def", body.sort, (body, *aliases), (name, expanded_size(body), h))
+    d = _intern(DEF, body.sort, (body, *aliases), (name, expanded_size(body), h))
     _definitions[body] = d
     _by_expansion.setdefault(h, d)
     return d
@@ -820,21 +822,21 @@ def unfold(t: Term) -> Term:
 
 
 def _named_atoms(t: Term) -> list[Term]:
-    if t.kind == "def":
+    if t.kind == DEF:
         return [t]
-    return [a for a in t.args if a.kind == "def"] if t.kind == "lin" else []
+    return [a for a in t.args if a.kind == DEF] if t.kind == LIN else []
 
 
 def _unfolded(t: Term, chosen: set[Term]) -> Term:
     """``t`` with each of the named sums ``chosen`` among its atoms replaced by its definition."""
-    if t.kind == "def":
+    if t.kind == DEF:
         return t.args[0]
     coefs, c = t.data
     return add(const(c, t.sort), *(scale(a.args[0] if a in chosen else a, v) for a, v in zip(t.args, coefs)))
 
 
 def _atom_hash(a: Term) -> int:
-    if a.kind == "def":
+    if a.kind == DEF:
         return a.data[2]
     z = (a.id * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF  # splitmix64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
@@ -864,13 +866,13 @@ def _expansion(t: Term) -> tuple[dict[Term, Number], Number]:
     stack = [(t, 1)]
     while stack:
         s, k = stack.pop()
-        if s.kind == "def":
+        if s.kind == DEF:
             stack.append((s.args[0], k))
-        elif s.kind == "lin":
+        elif s.kind == LIN:
             coefs, c0 = s.data
             c += k * c0
             stack.extend((a, k * v) for a, v in zip(s.args, coefs))
-        elif s.kind == "const":
+        elif s.kind == CONST:
             c += k * s.data
         else:
             out[s] = out.get(s, 0) + k
@@ -878,7 +880,7 @@ def _expansion(t: Term) -> tuple[dict[Term, Number], Number]:
 
 
 def free_vars(root: Term) -> list[Term]:
-    return [t for t in subterms(root) if t.kind == "var"]
+    return [t for t in subterms(root) if t.kind == VAR]
 
 
 # ---------------------------------------------------------------- rebuilding
@@ -893,14 +895,14 @@ def rebuild(t: Term, args: tuple[Term, ...]) -> Term:
     if all(x is y for x, y in zip(args, t.args)):
         return t
     k = t.kind
-    if k == "lin":
+    if k == LIN:
         coefs, c = t.data
         return add(const(c, t.sort), *(scale(a, v) for a, v in zip(args, coefs)))
     if k in COMPARISON_KINDS:
         x = args[0]
         return _CONSTRUCTORS[k](x, ZERO if x.sort is INT else ZERO_REAL)
-    if k == "fn":
+    if k == FN:
         return apply(t.data, *args)
-    if k == "def":
+    if k == DEF:
         return define(*args, name=t.data[0])
     return _CONSTRUCTORS[k](*args)
