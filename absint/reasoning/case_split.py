@@ -35,6 +35,7 @@ import attrs
 
 from absint.lang import terms as T
 from absint.lang.dag import subterms
+from absint.lang.kinds import CONST, DIV, ITE, MAX, MIN, MOD
 from absint.lang.terms import INT, Term
 from absint.reasoning.verdict import Truth, Verdict
 
@@ -50,7 +51,7 @@ BRANCH_PROPAGATION = 50
 #: do not pay a split on each
 SPLIT_BACKOFF_STREAK = 16
 
-_SPLIT_KINDS = frozenset(("min", "max", "ite", "div", "mod"))
+_SPLIT_KINDS = frozenset((MIN, MAX, ITE, DIV, MOD))
 
 
 @attrs.frozen(slots=True)
@@ -138,9 +139,9 @@ def split_points(g: Term, constant_divisors: bool) -> list[Term]:
     for t in subterms(g):
         if t.kind not in _SPLIT_KINDS:
             continue
-        if t.kind in ("div", "mod"):
+        if t.kind in (DIV, MOD):
             x, y = t.args
-            if (y.kind == "const" and (not constant_divisors or y.data == 0)) or (x.id, abs_id(y)) in seen:
+            if (y.kind == CONST and (not constant_divisors or y.data == 0)) or (x.id, abs_id(y)) in seen:
                 continue
             seen.add((x.id, abs_id(y)))
         out.append(t)
@@ -149,17 +150,17 @@ def split_points(g: Term, constant_divisors: bool) -> list[Term]:
 
 def abs_id(y: Term) -> int:
     """Divisors ``m`` and ``-m`` give the same remainder: one key for both."""
-    return T.const(abs(y.data)).id if y.kind == "const" else y.id
+    return T.const(abs(y.data)).id if y.kind == CONST else y.id
 
 
 def cases(atom: Term, g: Term, depth: int) -> list[Case]:
     """The branches that resolve ``atom`` (fresh unknowns named by ``depth``)."""
     k = atom.kind
-    if k in ("min", "max"):
+    if k in (MIN, MAX):
         a, b = atom.args
-        first, second = (a, b) if k == "min" else (b, a)  # min is a where a <= b, max is b
+        first, second = (a, b) if k == MIN else (b, a)  # min is a where a <= b, max is b
         return [Case((T.le(a, b),), ((atom, first),)), Case((T.lt(b, a),), ((atom, second),))]
-    if k == "ite":
+    if k == ITE:
         c, a, b = atom.args
         return [Case((c,), ((atom, a),)), Case((T.not_(c),), ((atom, b),))]
     return _division_cases(atom, g, depth)
@@ -169,11 +170,11 @@ def _division_cases(atom: Term, g: Term, depth: int) -> list[Case]:
     x, y = atom.args
     q = T.var(f"case|q{depth}", INT)  # '|' cannot occur in an SMT-LIB symbol: never a user's
     r = T.var(f"case|r{depth}", INT)
-    replaced = tuple((t, q if t.kind == "div" else r) for t in subterms(g)
-                     if t.kind in ("div", "mod") and t.args[0] is x
-                     and (t.args[1] is y or (t.kind == "mod" and abs_id(t.args[1]) == abs_id(y))))
+    replaced = tuple((t, q if t.kind == DIV else r) for t in subterms(g)
+                     if t.kind in (DIV, MOD) and t.args[0] is x
+                     and (t.args[1] is y or (t.kind == MOD and abs_id(t.args[1]) == abs_id(y))))
     defining = (T.eq(x, T.add(T.mul(y, q), r)), T.ge(r, T.ZERO))
-    if y.kind == "const":
+    if y.kind == CONST:
         return [Case(defining + (T.le(r, T.const(abs(y.data) - 1)),), replaced)]
     return [Case((T.ge(y, T.ONE),) + defining + (T.le(r, T.sub(y, T.ONE)),), replaced),
             Case((T.le(y, T.const(-1)),) + defining + (T.le(r, T.sub(T.neg(y), T.ONE)),), replaced),

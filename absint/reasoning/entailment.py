@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from absint.lang import terms as T
+from absint.lang.kinds import AND, CONST, EQ, FN, LE, LIN, LT, MUL, NE, NOT, OR, TO_REAL, VAR, Kind
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.monomials import distribute
@@ -37,17 +38,17 @@ class Entailment:
 
         Registers the keys of a comparison it reads, so that later facts narrow them too.
         """
-        if b.kind not in ("and", "or"):
+        if b.kind not in (AND, OR):
             return self._leaf(b)
         return self._skeleton(b)
 
     def _leaf(self, b: Term) -> bool | None:
         kind = b.kind
-        if kind == "const":
+        if kind == CONST:
             return b.data
         if kind in T.COMPARISON_KINDS:
             return self._comparison(kind, b.args[0])
-        if kind in ("not", "var"):
+        if kind in (NOT, VAR):
             return self.facade.literal_truth(b)
         return None
 
@@ -55,7 +56,7 @@ class Entailment:
         """An and/or decided as recursion would (operands in order; the first absorbing one,
         a TRUE disjunct or a FALSE conjunct, decides), with an explicit stack: formulas built
         through definitions can nest thousands deep."""
-        stack = [[b, 0, b.kind != "or"]]  # node, next operand, result so far
+        stack = [[b, 0, b.kind != OR]]  # node, next operand, result so far
         value: object = _PENDING  # what the frame that just ended gives its parent's operand
         known: dict[int, bool | None] = {}  # a shared sub-formula is decided once
         while True:
@@ -65,15 +66,15 @@ class Entailment:
                 r, value = value, _PENDING
             elif i == len(node.args):
                 r = _END
-            elif node.args[i].kind in ("and", "or"):
+            elif node.args[i].kind in (AND, OR):
                 a = node.args[i]
                 if a.id not in known:
-                    stack.append([a, 0, a.kind != "or"])
+                    stack.append([a, 0, a.kind != OR])
                     continue
                 r = known[a.id]
             else:
                 r = self._leaf(node.args[i])
-            absorbing = node.kind == "or"
+            absorbing = node.kind == OR
             if r is _END or r is absorbing:
                 stack.pop()
                 value = known[node.id] = out if r is _END else absorbing
@@ -100,30 +101,30 @@ class Entailment:
         if bounds is None:
             return None
         lo, hi = bounds
-        if kind == "le":
+        if kind == LE:
             return True if hi <= 0 else (False if lo > 0 else None)
-        if kind == "lt":
+        if kind == LT:
             return True if hi < 0 else (False if lo >= 0 else None)
         if lo > 0 or hi < 0:
-            return kind == "ne"
+            return kind == NE
         if lo == hi == 0:
-            return kind == "eq"
+            return kind == EQ
         return None
 
-    def _comparison(self, kind: str, t: Term) -> bool | None:
+    def _comparison(self, kind: Kind, t: Term) -> bool | None:
         network = self.network
         network.register(t)
         r = network.domain.truth(kind, network.value(t))
         if r is not None:
             return r
         k, p, c = network.split(t)
-        if kind in ("eq", "ne"):
+        if kind in (EQ, NE):
             target = Fraction(-c) / k
             if target in network.excluded_values(p):
-                return kind == "ne"
-            if target == 0 and p.kind == "mul" and self._factors_nonzero(p):
-                return kind == "ne"
-        if t.kind == "lin" and t.sort is INT:
+                return kind == NE
+            if target == 0 and p.kind == MUL and self._factors_nonzero(p):
+                return kind == NE
+        if t.kind == LIN and t.sort is INT:
             v = self.facade.linearized_value(t)
             if v is not None:
                 r = network.domain.truth(kind, v)
@@ -134,29 +135,29 @@ class Entailment:
             r = self._monotone(kind, t)
         if r is not None:
             return r
-        if p.kind == "mul" and t.sort is INT:
+        if p.kind == MUL and t.sort is INT:
             return self._by_dominance(kind, k, p, c)
         return None
 
-    def _monotone(self, kind: str, t: Term) -> bool | None:
+    def _monotone(self, kind: Kind, t: Term) -> bool | None:
         """``f(a) <= f(b)`` for a non-decreasing opaque ``f`` (:data:`NON_DECREASING`) when
         ``a <= b``: ``t`` is ``f(a) - f(b)`` (either sign) compared with 0."""
-        if kind != "le" or t.kind != "lin" or len(t.args) != 2 or t.data[1] != 0:
+        if kind != LE or t.kind != LIN or len(t.args) != 2 or t.data[1] != 0:
             return None
         (f, g), coefs = t.args, t.data[0]
-        if not (f.kind == g.kind == "fn" and f.data == g.data and f.data in NON_DECREASING
+        if not (f.kind == g.kind == FN and f.data == g.data and f.data in NON_DECREASING
                 and len(f.args) == 1 and sorted(coefs) == [-1, 1]):
             return None
         small, large = (f, g) if coefs[0] == 1 else (g, f)  # t = small - large <= 0
         a, b = small.args[0], large.args[0]
-        if a.kind == b.kind == "to_real":  # Int operands: compare them as Ints, where the facts are
+        if a.kind == b.kind == TO_REAL:  # Int operands: compare them as Ints, where the facts are
             a, b = a.args[0], b.args[0]
         least = NON_DECREASING[f.data]
         if least is not None and self.facade.truth(T.ge(a, T.const(least, a.sort))) is not True:
             return None  # outside the domain (log 0, sqrt -1): no value, no order
         return True if self.facade.truth(T.le(a, b)) is True else None
 
-    def _distributed(self, kind: str, t: Term) -> bool | None:
+    def _distributed(self, kind: Kind, t: Term) -> bool | None:
         """The comparison read with its products of sums multiplied out (registering the
         expanded sum's keys: later facts narrow them too)."""
         d = distribute(t)
@@ -165,10 +166,10 @@ class Entailment:
         self.network.register(d)
         return self.network.domain.truth(kind, self.network.value(d))
 
-    def _by_dominance(self, kind: str, k, p: Term, c) -> bool | None:
+    def _by_dominance(self, kind: Kind, k, p: Term, c) -> bool | None:
         """Decide ``k*p + c <kind> 0`` for a product ``p`` bounded through a dominating product."""
         bound = self.facade.product_bound
-        if kind == "le":  # k*p + c <= 0
+        if kind == LE:  # k*p + c <= 0
             upper = bound(p, upper=k > 0)
             if upper is not None and k * upper + c <= 0:
                 return True
@@ -179,10 +180,10 @@ class Entailment:
         target = Fraction(-c) / k
         hi = bound(p, upper=True)
         if hi is not None and target > hi:
-            return kind == "ne"
+            return kind == NE
         lo = bound(p, upper=False)
         if lo is not None and target < lo:
-            return kind == "ne"
+            return kind == NE
         return None
 
     def _factors_nonzero(self, p: Term) -> bool:

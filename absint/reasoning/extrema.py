@@ -16,9 +16,10 @@ value bounds feed the network), and only open guards pay for the expansion.
 from __future__ import annotations
 
 from absint.lang import terms as T
+from absint.lang.kinds import LE, LT, MAX, MIN
 from absint.lang.terms import Term
 
-_BUILD = {"le": T.le, "lt": T.lt}
+_BUILD = {LE: T.le, LT: T.lt}
 
 
 def expand_extremum(g: Term) -> Term | None:
@@ -29,11 +30,11 @@ def expand_extremum(g: Term) -> Term | None:
         return None
     x = g.args[0]
     coefs, c = T.linear_parts(x)
-    atom = next((a for a in coefs if a.kind in ("min", "max")), None)
+    atom = next((a for a in coefs if a.kind in (MIN, MAX)), None)
     if atom is None:
         return None
     k = coefs.pop(atom)
     rest = T.make_linear(x.sort, coefs, c)
     sides = [build(T.add(T.scale(arg, k), rest), T.ZERO) for arg in atom.args]
-    conjunctive = (atom.kind == "max") == (k > 0)
+    conjunctive = (atom.kind == MAX) == (k > 0)
     return T.and_(*sides) if conjunctive else T.or_(*sides)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from absint.lang import terms as T
+from absint.lang.kinds import AND, CONST, DISTINCT, EQ, MUL, NE, NOT, OR, VAR, Kind
 from absint.lang.terms import Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.normal_form import NormalForm, solve_for_variable
@@ -47,7 +48,7 @@ class Facts:
 
     def literal_truth(self, b: Term) -> bool | None:
         """A Bool variable (or its negation) as the literals asserted say."""
-        if b.kind == "not":
+        if b.kind == NOT:
             if b.args[0] in self._literals:
                 return False
             return True if b in self._literals else None
@@ -64,22 +65,22 @@ class Facts:
 
     def _assume(self, g: Term) -> None:
         kind = g.kind
-        if kind == "const":
+        if kind == CONST:
             if g.data is False:
                 self.network.contradiction = True
             return
-        if kind == "and":
+        if kind == AND:
             for a in g.args:
                 self._assume(self.normal_form.normalize(a))
                 if self.contradiction:
                     return
             return
-        if kind == "or":
+        if kind == OR:
             self._wait(g)
             return
-        if kind == "distinct":  # too long to expand: left out, which only weakens the facts
+        if kind == DISTINCT:  # too long to expand: left out, which only weakens the facts
             return
-        if kind in ("var", "not"):
+        if kind in (VAR, NOT):
             if T.not_(g) in self._literals:
                 self.network.contradiction = True
             self.trail.add(self._literals, g)
@@ -87,18 +88,18 @@ class Facts:
             return
         self._compare(kind, g)
 
-    def _compare(self, kind: str, g: Term) -> None:
+    def _compare(self, kind: Kind, g: Term) -> None:
         t = g.args[0]
         network = self.network
         network.restrict(t, kind)
-        if kind == "ne":
+        if kind == NE:
             target = network.exclude(t)
             p = network.split(t)[1]
-            if target == 0 and p.kind == "mul":
+            if target == 0 and p.kind == MUL:
                 for f in p.args:
                     self._assume(T.ne(f, T.ZERO))
         network.propagate()
-        if kind == "eq" and not self.contradiction:
+        if kind == EQ and not self.contradiction:
             solved = solve_for_variable(g, self._preferred)
             if solved is not None:
                 self._substitute(*solved)
@@ -117,7 +118,7 @@ class Facts:
         truth = self.facade.truth
         for g in pending:
             g = self.normal_form.normalize(g)
-            if g.kind != "or":
+            if g.kind != OR:
                 self._assume(g)
                 continue
             open_ = [a for a in g.args if truth(a) is not False]

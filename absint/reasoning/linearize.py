@@ -14,6 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from absint.lang import terms as T
+from absint.lang.kinds import CONST, DIV, MUL
 from absint.lang.terms import INT, REAL, Term
 from absint.reasoning.facade import Network
 from absint.reasoning.monomials import factors, remove_factors
@@ -52,7 +53,7 @@ def linearized_value(network: Network, t: Term):
     const = q.const(c)
     changed = False
     for _ in range(6):  # nested divisions unfold one level per round
-        divs = [m for m in groups if m.kind == "div" and m.args[1].kind == "const" and m.args[1].data > 0
+        divs = [m for m in groups if m.kind == DIV and m.args[1].kind == CONST and m.args[1].data > 0
                 and _shares_atoms(m.args[0], groups, m)]
         if not divs:
             break
@@ -66,9 +67,9 @@ def linearized_value(network: Network, t: Term):
             remainder = network.domain.join(q.const(Fraction(x0, d)), q.const(Fraction(x0 - d + 1, d)))
             const = q.add(const, q.mul(coef, remainder))
             changed = True
-    if any(m.kind == "mul" for m in groups):
+    if any(m.kind == MUL for m in groups):
         for m in sorted(groups, key=lambda a: -len(factors(a))):
-            if m.kind != "mul" or m not in groups:
+            if m.kind != MUL or m not in groups:
                 continue
             best = None
             for g in groups:

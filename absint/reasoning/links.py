@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Callable
 
 from absint.lang import terms as T
+from absint.lang.kinds import CEIL, CONST, DEF, DIV, FN, ITE, MAX, MIN, MOD, MUL, POW, RDIV, TO_INT, TO_REAL, VAR, Kind
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Network
 from domains.bounds import is_infinite
@@ -104,7 +105,7 @@ def _division(a: Term, k: _Link) -> list[LinearConstraint]:
     lx = k.lin(x)
     if lx is None:
         return []
-    if y.kind == "const" and y.data > 0:
+    if y.kind == CONST and y.data > 0:
         return _by_constant(a, k, lx, y.data)
     out: list[LinearConstraint] = []
     ylo, _ = k.bounds(y)
@@ -112,7 +113,7 @@ def _division(a: Term, k: _Link) -> list[LinearConstraint]:
     ly = k.lin(y)
     xc, x0 = lx
     if ylo >= 1:
-        if a.kind == "mod":  # 0 <= r <= y - 1
+        if a.kind == MOD:  # 0 <= r <= y - 1
             out.append(LinearConstraint(((k.me, 1),), 0))
             if ly is not None:
                 yc, y0 = ly
@@ -125,7 +126,7 @@ def _division(a: Term, k: _Link) -> list[LinearConstraint]:
 
 def _by_constant(a: Term, k: _Link, lx: Linear, dv: int) -> list[LinearConstraint]:
     xc, x0 = lx
-    if a.kind == "div":  # dv*q <= x <= dv*q + dv - 1
+    if a.kind == DIV:  # dv*q <= x <= dv*q + dv - 1
         return [LinearConstraint(tuple(xc) + ((k.me, -dv),), x0),
                 LinearConstraint(tuple((j, -v) for j, v in xc) + ((k.me, dv),), -x0 + dv - 1)]
     out = [LinearConstraint(((k.me, 1),), 0), LinearConstraint(((k.me, -1),), dv - 1)]
@@ -148,7 +149,7 @@ def _definition(a: Term, k: _Link) -> list[LinearConstraint]:
 
 def _min_max(a: Term, k: _Link) -> list[LinearConstraint]:
     """``min <= each side``, ``max >= each side``."""
-    sign = 1 if a.kind == "min" else -1
+    sign = 1 if a.kind == MIN else -1
     out = []
     for arg in a.args:
         la = k.lin(arg)
@@ -159,19 +160,19 @@ def _min_max(a: Term, k: _Link) -> list[LinearConstraint]:
 
 
 #: atom kind -> its link builder; None: such atoms enter with their own bounds only
-LINKS: dict[str, Callable[[Term, _Link], list[LinearConstraint]] | None] = {
-    "var": None,
-    "mul": _product,
-    "div": _division,
-    "mod": _division,
-    "min": _min_max,
-    "max": _min_max,
-    "to_real": None,  # Real-sorted: isl reasons over the integers
-    "rdiv": None,     # Real-sorted
-    "pow": None,      # a bounded power is its interval; no linear relaxation is kept
-    "to_int": None,   # of a Real operand, which isl does not see
-    "ceil": None,     # likewise
-    "ite": None,      # its value is the join of its branches, already in its bounds
-    "fn": None,       # an opaque function: Real-sorted, no relation to its operands
-    "def": _definition,
+LINKS: dict[Kind, Callable[[Term, _Link], list[LinearConstraint]] | None] = {
+    VAR: None,
+    MUL: _product,
+    DIV: _division,
+    MOD: _division,
+    MIN: _min_max,
+    MAX: _min_max,
+    TO_REAL: None,  # Real-sorted: isl reasons over the integers
+    RDIV: None,     # Real-sorted
+    POW: None,      # a bounded power is its interval; no linear relaxation is kept
+    TO_INT: None,   # of a Real operand, which isl does not see
+    CEIL: None,     # likewise
+    ITE: None,      # its value is the join of its branches, already in its bounds
+    FN: None,       # an opaque function: Real-sorted, no relation to its operands
+    DEF: _definition,
 }

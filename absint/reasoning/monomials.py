@@ -7,12 +7,13 @@ atom; these helpers compare factors by identity (terms are interned), never by v
 from __future__ import annotations
 
 from absint.lang import terms as T
+from absint.lang.kinds import CONST, LIN, MUL
 from absint.lang.terms import INT, Term
 
 
 def factors(t: Term) -> tuple[Term, ...]:
     """The primitive factors of a monomial (a ``mul`` atom or any other single atom)."""
-    return t.args if t.kind == "mul" else (t,)
+    return t.args if t.kind == MUL else (t,)
 
 
 def remove_factors(big: tuple[Term, ...], small: tuple[Term, ...]) -> list[Term] | None:
@@ -35,7 +36,7 @@ def exact_quotient(a: Term, b: Term) -> Term | None:
     if a is b:
         return T.ONE
     kb, pb = T.content(b)
-    if pb.kind == "const":
+    if pb.kind == CONST:
         return None
     coefs, c = T.linear_parts(a)
     if c != 0 or not coefs:
@@ -97,7 +98,7 @@ def distribute(t: Term) -> Term | None:
     parts = []
     changed = False
     for a, v in coefs.items():
-        if a.kind == "mul" and any(f.kind == "lin" for f in a.args):
+        if a.kind == MUL and any(f.kind == LIN for f in a.args):
             expanded = _expand(a.args)
             if expanded is None:
                 return None

@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Iterable
 
 from absint.lang import terms as T
+from absint.lang.kinds import CONST, DEF, ITE, LIN, NE, VAR, Kind
 from absint.lang.terms import BOOL, INT, REAL, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.trail import Trail
@@ -116,7 +117,7 @@ class ValueNetwork:
         """``(lo, hi)`` of a linear form (or atom) from its atoms' current bounds, registering
         nothing; None when one of them is not registered."""
         bounds = self.domain.bounds
-        if t.kind != "lin":
+        if t.kind != LIN:
             x = self._val.get(t)
             return None if x is None else bounds(x)
         coefs, c = t.data
@@ -132,9 +133,9 @@ class ValueNetwork:
 
     def _children(self, p: Term) -> list[Term]:
         """The keys a key's definition reads."""
-        if p.kind == "lin":
+        if p.kind == LIN:
             return list(p.args)
-        if p.kind == "var":
+        if p.kind == VAR:
             return []
         out = []
         for a in p.args:
@@ -181,11 +182,11 @@ class ValueNetwork:
             for c in children:
                 self._add_parent(c, p)
             if children and p.sort is INT:
-                self._blocks.union_all(children if p.kind == "lin" else [p, *children])
+                self._blocks.union_all(children if p.kind == LIN else [p, *children])
             value = self._forward(p)  # may register keys of an ite's condition first
             self.trail.set_item(self._val, p, value)
             self.shape += 1
-            if p.kind == "def":
+            if p.kind == DEF:
                 self.epoch += 1  # a definition is a relation the difference searches now see
 
     def _add_parent(self, child: Term, p: Term) -> None:
@@ -221,16 +222,16 @@ class ValueNetwork:
         """``p``'s value from its operands'; ``changed``: the one operand that changed since."""
         kind = p.kind
         d = self.domain
-        if kind == "var":
+        if kind == VAR:
             return d.top(p.sort)
-        if kind == "lin":
+        if kind == LIN:
             val = self._val
             if len(p.args) > LONG_SUM and self._tracker is not None:
                 return self._long_sum(p, changed)
             self.reads += len(p.args)
             return d.forward(p, [val[a] for a in p.args])
         self.reads += len(p.args)
-        if kind == "ite":
+        if kind == ITE:
             c, a, b = p.args
             truth = self.facade.truth(c)
             if truth is True:
@@ -256,16 +257,16 @@ class ValueNetwork:
 
     def _backward(self, p: Term) -> None:
         kind = p.kind
-        if kind == "var":
+        if kind == VAR:
             return
         self.reads += len(p.args)
         val = self._val
-        if kind == "lin":
+        if kind == LIN:
             new = self.domain.backward(p, val[p], [val[a] for a in p.args])
             for a, v in zip(p.args, new):
                 self._narrow(a, v)
             return
-        if kind == "ite":
+        if kind == ITE:
             c, a, b = p.args
             truth = self.facade.truth(c)
             if truth is True:
@@ -275,7 +276,7 @@ class ValueNetwork:
             return
         new = self.domain.backward(p, val[p], [self.value(a) for a in p.args])
         for a, v in zip(p.args, new):
-            if a.kind != "const":
+            if a.kind != CONST:
                 self.narrow_term(a, v)
 
     # ------------------------------------------------------------ narrowing
@@ -290,7 +291,7 @@ class ValueNetwork:
             return
         self._narrow(p, self._unaffine(v, k, c, t.sort, self._val[p]))
 
-    def restrict(self, t: Term, kind: str) -> None:
+    def restrict(self, t: Term, kind: Kind) -> None:
         """Narrow ``t`` to where ``t <kind> 0`` holds."""
         self.register(t)
         self.narrow_term(t, self.domain.restrict(kind, self.value(t)))
@@ -345,7 +346,7 @@ class ValueNetwork:
                 break
             for e in (lo, hi):
                 if e in excluded:
-                    w = d.restrict("ne", self._affine(v, 1, -e, p.sort))
+                    w = d.restrict(NE, self._affine(v, 1, -e, p.sort))
                     v = self._unaffine(w, 1, -e, p.sort, v)
         return v
 
@@ -457,9 +458,9 @@ def _refill(d: dict, content: dict) -> None:
 def _split(t: Term) -> tuple[object, Term | None, object]:
     """``t = k*P + c`` with ``P`` an atom or a primitive linear form (leading coefficient 1/positive)."""
     kind = t.kind
-    if kind == "const":
+    if kind == CONST:
         return 0, None, t.data
-    if kind != "lin":
+    if kind != LIN:
         return 1, t, 0
     coefs, c = t.data
     if len(coefs) == 1:

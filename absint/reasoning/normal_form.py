@@ -18,6 +18,7 @@ from collections import Counter
 from fractions import Fraction
 
 from absint.lang import terms as T
+from absint.lang.kinds import CONST, LIN, VAR
 from absint.lang.terms import INT, REAL, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.rules import BY_KIND, Rule
@@ -63,14 +64,14 @@ class NormalForm:
         r = self._memo.get(t)
         if r is not None:
             return r
-        if not t.args and t.kind != "var":
+        if not t.args and t.kind != VAR:
             return t
         for s in self._pending(t):  # children first, so that no call below recurses deeply
             self._normalize_once(s)
         return self._normalize_once(t)
 
     def _known(self, t: Term) -> bool:
-        if t in self._memo or (not t.args and t.kind != "var"):
+        if t in self._memo or (not t.args and t.kind != VAR):
             return True
         tentative = self._tentative.get(t)
         return tentative is not None and self._epoch() < tentative[0]
@@ -94,7 +95,7 @@ class NormalForm:
         return out
 
     def _below(self, t: Term) -> tuple[Term, ...]:
-        if t.kind == "var":
+        if t.kind == VAR:
             b = self.bindings.get(t)
             return () if b is None else (b,)
         return t.args
@@ -120,10 +121,10 @@ class NormalForm:
 
     def _normalize(self, t: Term) -> Term:
         k = t.kind
-        if k == "var":
+        if k == VAR:
             b = self.bindings.get(t)
             return t if b is None else self.normalize(b)
-        if k == "lin":
+        if k == LIN:
             return self._linear(t)
         r = T.rebuild(t, tuple(self.normalize(a) for a in t.args))
         rules = BY_KIND.get(r.kind)
@@ -176,9 +177,9 @@ class NormalForm:
                 continue
             changed = True
             nk = na.kind
-            if nk == "const":
+            if nk == CONST:
                 c = c + v * na.data
-            elif nk == "lin":
+            elif nk == LIN:
                 nc, n0 = na.data
                 c = c + v * n0
                 for b, w in zip(na.args, nc):
@@ -191,7 +192,7 @@ class NormalForm:
 
     def bind(self, x: Term, e: Term) -> None:
         """Record ``x = e``; ``x`` is an unbound variable, ``e`` normal and free of ``x``."""
-        assert x.kind == "var" and x not in self.bindings
+        assert x.kind == VAR and x not in self.bindings
         trail = self.trail
         trail.set_item(self.bindings, x, e)
         trail.set_attribute(self, "_memo", {})  # new dicts: a rollback puts the old ones back
@@ -210,16 +211,16 @@ def solve_for_variable(eq_term: Term, preferred: frozenset[Term] | set[Term] = f
     alone); otherwise the newest variable is eliminated.
     """
     t = eq_term.args[0]
-    if t.kind != "lin":
-        if t.kind == "var":
+    if t.kind != LIN:
+        if t.kind == VAR:
             return t, T.const(0, t.sort)
         return None
     coefs, c = t.data
-    others = [a for a in t.args if a.kind != "var"]
+    others = [a for a in t.args if a.kind != VAR]
     order = sorted(range(len(t.args)), key=lambda i: (t.args[i] in preferred, i), reverse=True)
     for i in order:
         a, v = t.args[i], coefs[i]
-        if a.kind != "var":
+        if a.kind != VAR:
             continue
         if t.sort is INT and v not in (1, -1):
             continue
@@ -235,4 +236,4 @@ def solve_for_variable(eq_term: Term, preferred: frozenset[Term] | set[Term] = f
 
 
 def _atoms_below(t: Term) -> set[Term]:
-    return {s for s in T.subterms(t) if s.kind == "var"}
+    return {s for s in T.subterms(t) if s.kind == VAR}

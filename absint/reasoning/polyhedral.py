@@ -20,6 +20,7 @@ from typing import Iterable, Iterator
 import attrs
 
 from absint.lang import terms as T
+from absint.lang.kinds import EQ, LE, LIN, NE, TO_REAL, VAR
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.links import links
@@ -66,7 +67,7 @@ def comparison_constraint(g: Term, index: dict[Term, int]) -> LinearConstraint:
     """A normal ``t <= 0`` (as ``-t >= 0``), or the equality ``t = 0`` of ``t = 0`` and
     ``t != 0``, over indexed atoms."""
     coefs, c = T.linear_parts(g.args[0])
-    if g.kind == "le":
+    if g.kind == LE:
         return LinearConstraint(indexed(coefs, index, -1), -int(c))
     return LinearConstraint(indexed(coefs, index), int(c), equality=True)
 
@@ -96,12 +97,12 @@ class PolyhedralLayer:
     # ------------------------------------------------------------ slices
 
     def _neighbours(self, a: Term) -> Iterable[Term]:
-        if a.kind not in ("var", "lin", "to_real"):
+        if a.kind not in (VAR, LIN, TO_REAL):
             for arg in a.args:
                 if arg.sort is INT:
                     yield from T.linear_parts(arg)[0]
         for q in self.network.parents(a):
-            if q.kind == "lin":
+            if q.kind == LIN:
                 yield from q.args
             elif q.sort is INT:
                 yield q
@@ -114,7 +115,7 @@ class PolyhedralLayer:
         """:meth:`_slice`, and whether it is the whole block of related atoms (then it is
         the slice of every atom in it)."""
         def weight(a: Term) -> int:
-            return 1 if a.kind == "var" else NONLINEAR_WEIGHT
+            return 1 if a.kind == VAR else NONLINEAR_WEIGHT
 
         found, whole = nearest_block(atoms, self._neighbours, self.max_slice, weight)
         out = [a for a in found if a.sort is INT]
@@ -148,7 +149,7 @@ class PolyhedralLayer:
             out.append(LinearConstraint(((index[a], 1), (len(dims) + k, -v.modulus)), -int(v.residue), True))
         relations, differences_only = self._relations(atoms, index)
         tied = [c for a in atoms for c in links(a, index, network)]
-        differences_only = differences_only and not tied and not congruent and all(a.kind == "var" for a in atoms)
+        differences_only = differences_only and not tied and not congruent and all(a.kind == VAR for a in atoms)
         return Slice(out + relations + tied, index, n_dims, bool(relations or tied), differences_only)
 
     def _relations(self, atoms: list[Term], index: dict[Term, int]) -> tuple[list[LinearConstraint], bool]:
@@ -168,7 +169,7 @@ class PolyhedralLayer:
         seen: set[Term] = set()
         for a in atoms:
             for q in self.network.parents(a):
-                if q.kind != "lin" or q in seen:
+                if q.kind != LIN or q in seen:
                     continue
                 seen.add(q)
                 if not all(x in inside for x in q.args):
@@ -188,7 +189,7 @@ class PolyhedralLayer:
         network = self.network
         for a in atoms:
             v = network.key_value(a)
-            if a.kind != "var" or (v is not None and getattr(v, "modulus", 1) > 1 and v.lo != v.hi):
+            if a.kind != VAR or (v is not None and getattr(v, "modulus", 1) > 1 and v.lo != v.hi):
                 return False
         return all(self._difference_like(q, lo, hi) for q, lo, hi in self._bounded_keys(atoms, set(atoms)))
 
@@ -252,7 +253,7 @@ class PolyhedralLayer:
         difference-bound layer searched ``g``'s difference to the end and left it open;
         then a slice of difference constraints only is not asked (isl would find the
         same bounds: the cost a long chain of ``<=`` used to pay on every open question)."""
-        if g.kind not in ("le", "eq", "ne") or g.args[0].sort is not INT:
+        if g.kind not in (LE, EQ, NE) or g.args[0].sort is not INT:
             return None
         coefs, _ = T.linear_parts(g.args[0])
         if not coefs or any(a.sort is not INT for a in coefs):
@@ -348,7 +349,7 @@ class PolyhedralLayer:
 
     def _entailment(self, g: Term, s: Slice, poly: Polyhedron) -> bool | None:
         guard = comparison_constraint(g, s.index)
-        if g.kind == "ne":
+        if g.kind == NE:
             possible = poly.satisfiable_with(guard)
             if possible is None:
                 self.exhausted += 1
@@ -379,7 +380,7 @@ class PolyhedralLayer:
         applicable (atoms outside the slice, isl out of budget)."""
         atoms: dict[Term, None] = {}
         for g in guards:
-            if g.kind not in ("le", "eq") or g.args[0].sort is not INT:
+            if g.kind not in (LE, EQ) or g.args[0].sort is not INT:
                 return None
             self.network.register(g.args[0])
             atoms.update(dict.fromkeys(T.linear_parts(g.args[0])[0]))

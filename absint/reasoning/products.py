@@ -33,6 +33,7 @@ import math
 from fractions import Fraction
 
 from absint.lang import terms as T
+from absint.lang.kinds import CONST, DIV, MAX, MIN, MUL
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade, Network
 from domains.bounds import is_infinite
@@ -81,7 +82,7 @@ class ProductBounds:
         return best
 
     def _bound_of(self, other: Term, upper: bool, depth: int):
-        if other.kind != "mul":
+        if other.kind != MUL:
             return None
         v = self.network.key_value(other)
         if v is not None:
@@ -108,11 +109,11 @@ def _candidates(f: Term, upper: bool) -> list[Term]:
     """Terms ``g`` that may bound ``f`` from above (``upper``) or below: what ``f`` is computed from."""
     k = f.kind
     out = []
-    if k == "div" and f.args[1].kind == "const" and f.args[1].data > 0:
+    if k == DIV and f.args[1].kind == CONST and f.args[1].data > 0:
         coefs, _ = T.linear_parts(f.args[0])
         if len(coefs) == 1:
             out.append(next(iter(coefs)))
-    elif (k == "min" and upper) or (k == "max" and not upper):
+    elif (k == MIN and upper) or (k == MAX and not upper):
         out.extend(a for a in f.args if a.is_atom)
     return out
 
@@ -144,9 +145,9 @@ def chain(network: Network, f: Term) -> Chain:
         (a, u), = coefs.items()
         if u <= 0:
             break
-        if g.kind == "div":
+        if g.kind == DIV:
             arg, d = g.args
-            if d.kind != "const" or d.data <= 0:
+            if d.kind != CONST or d.data <= 0:
                 break
             coefs, c = T.linear_parts(arg)
             if len(coefs) != 1:
@@ -246,7 +247,7 @@ def _bounded_products(network: Network, p: Term, first: Chain):
     for g in first:
         key = network.split(g)[1]
         for q in network.parents(key):
-            if q.kind == "mul" and q not in seen and len(q.args) >= len(p.args):
+            if q.kind == MUL and q not in seen and len(q.args) >= len(p.args):
                 seen.add(q)
                 yield q
 

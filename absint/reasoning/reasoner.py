@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from typing import Iterable, Iterator
 
 from absint.lang import terms as T
+from absint.lang.kinds import AND, CONST, EQ, LE, OR
 from absint.lang.terms import BOOL, INT, Term
 from absint.reasoning.case_split import CaseBudget, SplitBackoff, split_decide
 from absint.reasoning.entailment import Entailment
@@ -206,7 +207,7 @@ class Reasoner:
         """Layers cheapest first on a normal Bool term; an ``and``/``or`` that layer 1 leaves
         open is decided conjunct by conjunct (each by whichever layer can), ``depth`` levels;
         a bound on a ``max``/``min`` left open, as the junction of bounds on its operands."""
-        if g.kind == "const":
+        if g.kind == CONST:
             return Verdict(Truth.TRUE if g.data else Truth.FALSE, Layer.NORMAL_FORM)
         r = self.entailment.quick_truth(g)
         if r is None and self.zones.quick_decide(g):
@@ -217,7 +218,7 @@ class Reasoner:
             return Verdict.true(Layer.CONTRADICTION)
         if r is not None:
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
-        if g.kind in ("and", "or"):
+        if g.kind in (AND, OR):
             return self._junction(g, depth, relational) if depth > 0 else UNKNOWN
         r = self.zones.decide(g)
         if r is not None:
@@ -246,7 +247,7 @@ class Reasoner:
         if unfolded is t:
             return None
         u = self.normalize(T.rebuild(g, (unfolded,)))
-        if u.kind == "const":
+        if u.kind == CONST:
             return u.data
         r = self.entailment.quick_truth(u)
         return self.entailment.truth(u) if r is None else r
@@ -254,7 +255,7 @@ class Reasoner:
     def _junction(self, g: Term, depth: int, relational: bool) -> Verdict:
         """An ``and`` is FALSE when one conjunct is, TRUE when all are (an ``or`` dually);
         ``.by``: the costliest layer the answer needed."""
-        absorbing = Truth.TRUE if g.kind == "or" else Truth.FALSE
+        absorbing = Truth.TRUE if g.kind == OR else Truth.FALSE
         by = Layer.NORMAL_FORM
         unknown = False
         for a in g.args:
@@ -374,13 +375,13 @@ class Reasoner:
             return []
         open_: list[Term] = []
         for g in guards:
-            for c in (g.args if g.kind == "and" else (g,)):
+            for c in (g.args if g.kind == AND else (g,)):
                 v = self.decide(c).truth
                 if v is Truth.FALSE:
                     return [T.FALSE]
                 if v is Truth.UNKNOWN:
                     open_.append(self.normalize(c))
-        linear = [c for c in open_ if c.kind in ("le", "eq") and c.args[0].sort is INT]
+        linear = [c for c in open_ if c.kind in (LE, EQ) and c.args[0].sort is INT]
         if len(linear) > 0 and self.polyhedral is not None:
             kept = self.polyhedral.residual(linear)
             if kept is not None:

@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 import attrs
 
 from absint.lang import terms as T
+from absint.lang.kinds import CONST, DIV, EQ, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, RDIV, Kind
 from absint.lang.terms import INT, Term
 from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
     remove_factors
@@ -29,7 +30,7 @@ Conditions = Iterator[tuple[Term, ...]]
 @attrs.frozen(slots=True)
 class Rule:
     name: str
-    kinds: tuple[str, ...]
+    kinds: tuple[Kind, ...]
     #: (original term, rebuilt term) -> what the conditions and the result need, or None
     match: Callable[[Term, Term], object | None]
     conditions: Callable[[object, Normalize], Conditions]
@@ -55,7 +56,7 @@ def _lazy(*alternatives: Callable[[], Term]) -> Iterator[Term]:
 
 
 def _match_exact(t: Term, r: Term):
-    if r.args[1].kind == "const":
+    if r.args[1].kind == CONST:
         return None
     a, b = r.args
     q = exact_quotient(a, b)
@@ -64,7 +65,7 @@ def _match_exact(t: Term, r: Term):
 
 def _exact_result(m, normalize: Normalize) -> Term:
     kind, _, q = m
-    return q if kind == "div" else T.ZERO
+    return q if kind == DIV else T.ZERO
 
 
 # ---------------------------------------------------------------- (m*a) div (m*b) = a div b
@@ -72,11 +73,11 @@ def _exact_result(m, normalize: Normalize) -> Term:
 
 def _match_common_factor(t: Term, r: Term):
     """``(m*a) div (m*b)`` and ``(m*a) mod (m*b)`` with a common monomial factor ``m``."""
-    if r.args[1].kind == "const":
+    if r.args[1].kind == CONST:
         return None
     a, b = r.args
     kb, pb = T.content(b)
-    if pb.kind == "lin":
+    if pb.kind == LIN:
         return None
     coefs, c = T.linear_parts(a)
     if c != 0 or not coefs:
@@ -103,7 +104,7 @@ def _common_factor_result(m, normalize: Normalize) -> Term:
     kind, factor, common, coefs, kb, pb = m
     a2 = divide_monomials(coefs.items(), common, 1)
     b2 = _kept_divisor(common, kb, pb)
-    if kind == "div":
+    if kind == DIV:
         return normalize(T.div(a2, b2))
     return T.mul(factor, normalize(T.mod(a2, b2)))
 
@@ -113,11 +114,11 @@ def _common_factor_result(m, normalize: Normalize) -> Term:
 
 def _match_quotient_divisor(t: Term, r: Term):
     a, b = r.args
-    if b.kind != "div":  # a div divisor is never constant
+    if b.kind != DIV:  # a div divisor is never constant
         return None
     x, m = b.args
     c = T.ONE if a is x else exact_quotient(a, x)
-    if c is None or (m.kind == "const" and m.data == 0):
+    if c is None or (m.kind == CONST and m.data == 0):
         return None
     return r.kind, b, x, m, c
 
@@ -126,7 +127,7 @@ def _quotient_divisor_conditions(m, normalize: Normalize) -> Conditions:
     """``m`` divides ``x`` exactly (``x = m*(x div m)``; for a constant ``m``: ``x mod m = 0``)
     and the divisor ``x div m`` is not zero."""
     _, b, x, d, _ = m
-    if d.kind == "const":
+    if d.kind == CONST:
         yield (T.eq(T.mod(x, d), T.ZERO),)
     else:
         yield (normalize(T.eq(T.sub(x, T.mul(d, b)), T.ZERO)),)
@@ -135,7 +136,7 @@ def _quotient_divisor_conditions(m, normalize: Normalize) -> Conditions:
 
 def _quotient_divisor_result(m, normalize: Normalize) -> Term:
     kind, _, _, d, c = m
-    return T.mul(c, d) if kind == "div" else T.ZERO
+    return T.mul(c, d) if kind == DIV else T.ZERO
 
 
 # ---------------------------------------------------------------- x div y = 0 when 0 <= x < |y|
@@ -143,7 +144,7 @@ def _quotient_divisor_result(m, normalize: Normalize) -> Term:
 
 def _match_range(t: Term, r: Term):
     a, b = r.args
-    return None if b.kind == "const" else (r.kind, a, b)
+    return None if b.kind == CONST else (r.kind, a, b)
 
 
 def _range_conditions(m, normalize: Normalize) -> Conditions:
@@ -154,7 +155,7 @@ def _range_conditions(m, normalize: Normalize) -> Conditions:
 
 def _range_result(m, normalize: Normalize) -> Term:
     kind, a, _ = m
-    return T.ZERO if kind == "div" else a
+    return T.ZERO if kind == DIV else a
 
 
 # ---------------------------------------------------------------- f*(a div (kb*f)) = a div kb
@@ -162,10 +163,10 @@ def _range_result(m, normalize: Normalize) -> Term:
 
 def _two_factors(t: Term, r: Term):
     """``(k, [(f, g), (g, f)])`` for a product ``r = k*f*g`` built from a product ``t``."""
-    if t.kind != "mul":
+    if t.kind != MUL:
         return None, ()
     kr, p = T.content(r)
-    if p.kind != "mul" or len(p.args) != 2:
+    if p.kind != MUL or len(p.args) != 2:
         return None, ()
     return kr, (p.args, tuple(reversed(p.args)))
 
@@ -174,7 +175,7 @@ def _match_exact_product(t: Term, r: Term):
     """``f*(a div b)`` with ``b = kb*f`` (a symbolic divisor), from a product."""
     kr, orders = _two_factors(t, r)
     for f, g in orders:
-        if g.kind != "div" or g.args[1].kind == "const":
+        if g.kind != DIV or g.args[1].kind == CONST:
             continue
         a, b = g.args
         kb, pb = T.content(b)
@@ -203,7 +204,7 @@ def _match_real_product(t: Term, r: Term):
     """``k*d*(a / d)``: a Real quotient times its own divisor."""
     kr, orders = _two_factors(t, r)
     for f, g in orders:
-        if g.kind == "rdiv" and g.args[1] is f:
+        if g.kind == RDIV and g.args[1] is f:
             return kr, g.args[0], f
     return None
 
@@ -214,7 +215,7 @@ def _match_real_product(t: Term, r: Term):
 def _match_common_comparison(t: Term, r: Term):
     """``m*a <op> m*b`` (no constant term) with a common monomial factor ``m``."""
     x = r.args[0]
-    if x.kind != "lin":
+    if x.kind != LIN:
         return None
     coefs, c = x.data
     if c != 0 or x.sort is not INT or len(coefs) == 1:
@@ -244,7 +245,7 @@ def _ordered(first: bool) -> Callable[[object, Normalize], Conditions]:
     """``min(a, b) = a`` when ``a <= b`` (``b`` when ``b <= a``); ``max`` the other way."""
     def conditions(r, normalize: Normalize) -> Conditions:
         a, b = r.args if first else reversed(r.args)
-        yield (T.le(a, b) if r.kind == "min" else T.ge(a, b),)
+        yield (T.le(a, b) if r.kind == MIN else T.ge(a, b),)
 
     return conditions
 
@@ -262,7 +263,7 @@ def _match_real_quotient(t: Term, r: Term):
     if x.sort is INT:
         return None
     coefs, c = T.linear_parts(x)
-    quotients = [q for q in coefs if q.kind == "rdiv"]
+    quotients = [q for q in coefs if q.kind == RDIV]
     if len(quotients) != 1:
         return None
     q = quotients[0]
@@ -271,7 +272,7 @@ def _match_real_quotient(t: Term, r: Term):
 
 def _real_quotient_conditions(m, normalize: Normalize) -> Conditions:
     r, d = m[0], m[1]
-    yield (T.ne(d, T.ZERO) if r.kind in ("eq", "ne") else T.gt(d, T.ZERO),)
+    yield (T.ne(d, T.ZERO) if r.kind in (EQ, NE) else T.gt(d, T.ZERO),)
 
 
 def _real_quotient_result(m, normalize: Normalize) -> Term:
@@ -284,7 +285,7 @@ def _real_quotient_result(m, normalize: Normalize) -> Term:
     return normalize(_integral(r.kind, cleared) or T.rebuild(r, (cleared,)))
 
 
-def _integral(kind: str, s: Term) -> Term | None:
+def _integral(kind: Kind, s: Term) -> Term | None:
     """``s <kind> 0`` as an Int comparison when ``s`` sums Int values (``to_real(x)``) with
     rational coefficients: ``s = P/d`` with ``d > 0``, so ``s <kind> 0`` iff ``P <kind> 0``."""
     if not T.linear_parts(s)[0]:
@@ -292,33 +293,33 @@ def _integral(kind: str, s: Term) -> Term | None:
     split = T.as_int_over(s)
     if split is None:
         return None
-    return {"le": T.le, "lt": T.lt, "eq": T.eq, "ne": T.ne}[kind](split[0], T.ZERO)
+    return {LE: T.le, LT: T.lt, EQ: T.eq, NE: T.ne}[kind](split[0], T.ZERO)
 
 
 #: the table; for one term the rows of its kind are tried in order, the first proved wins
 RULES: tuple[Rule, ...] = (
-    Rule("exact quotient", ("div", "mod"), _match_exact,
+    Rule("exact quotient", (DIV, MOD), _match_exact,
          _requires(lambda m: T.ne(m[1], T.ZERO)), _exact_result, final=True),
-    Rule("common factor of dividend and divisor", ("div", "mod"), _match_common_factor,
+    Rule("common factor of dividend and divisor", (DIV, MOD), _match_common_factor,
          _common_factor_conditions, _common_factor_result),
-    Rule("divisor is an exact quotient of the dividend", ("div", "mod"), _match_quotient_divisor,
+    Rule("divisor is an exact quotient of the dividend", (DIV, MOD), _match_quotient_divisor,
          _quotient_divisor_conditions, _quotient_divisor_result),
-    Rule("dividend below the divisor", ("div", "mod"), _match_range, _range_conditions, _range_result),
-    Rule("min/max of ordered operands is the first", ("min", "max"), _match_min_max, _ordered(True),
+    Rule("dividend below the divisor", (DIV, MOD), _match_range, _range_conditions, _range_result),
+    Rule("min/max of ordered operands is the first", (MIN, MAX), _match_min_max, _ordered(True),
          lambda r, normalize: r.args[0]),
-    Rule("min/max of ordered operands is the second", ("min", "max"), _match_min_max, _ordered(False),
+    Rule("min/max of ordered operands is the second", (MIN, MAX), _match_min_max, _ordered(False),
          lambda r, normalize: r.args[1]),
-    Rule("divisor times its exact quotient", ("mul", "lin"), _match_exact_product,
+    Rule("divisor times its exact quotient", (MUL, LIN), _match_exact_product,
          _exact_product_conditions, _exact_product_result, final=True),
-    Rule("divisor times its real quotient", ("mul", "lin"), _match_real_product,
+    Rule("divisor times its real quotient", (MUL, LIN), _match_real_product,
          _requires(lambda m: T.ne(m[2], T.ZERO)), lambda m, normalize: T.scale(m[1], m[0]), final=True),
-    Rule("cancel a non-zero common factor", ("eq", "ne"), _match_common_comparison,
+    Rule("cancel a non-zero common factor", (EQ, NE), _match_common_comparison,
          _requires(lambda m: T.ne(m[1], T.ZERO)), _cancelled(1), final=True),
-    Rule("cancel a positive common factor", ("le", "lt"), _match_common_comparison,
+    Rule("cancel a positive common factor", (LE, LT), _match_common_comparison,
          _requires(lambda m: T.gt(m[1], T.ZERO)), _cancelled(1)),
-    Rule("cancel a negative common factor (flips the inequality)", ("le", "lt"), _match_common_comparison,
+    Rule("cancel a negative common factor (flips the inequality)", (LE, LT), _match_common_comparison,
          _requires(lambda m: T.lt(m[1], T.ZERO)), _cancelled(-1)),
-    Rule("clear a real denominator", ("eq", "ne", "le", "lt"), _match_real_quotient,
+    Rule("clear a real denominator", (EQ, NE, LE, LT), _match_real_quotient,
          _real_quotient_conditions, _real_quotient_result),
 )
 

@@ -33,6 +33,7 @@ import attrs
 
 from absint.lang import terms as T
 from absint.lang.dag import subterms
+from absint.lang.kinds import CONST, DIV, ITE, LIN, MAX, MIN, MOD
 from absint.lang.terms import BOOL, INT, Term
 from absint.reasoning.verdict import Truth, Verdict
 
@@ -62,7 +63,7 @@ class Simplified:
     @property
     def constant(self) -> object | None:
         """The value the facts fix, or None."""
-        return self.term.data if self.term.kind == "const" else None
+        return self.term.data if self.term.kind == CONST else None
 
 
 def is_point(lo: object, hi: object) -> bool:
@@ -108,7 +109,7 @@ def present(r: Asker, t: Term) -> Term:
 def _present_node(r: Asker, s: Term, out: dict[int, Term]) -> Term:
     """One node, its operands already presented in ``out``; decisions and bounds are read
     on the original operands, which the reasoner knows as keys."""
-    if s.sort is BOOL or s.kind == "const":
+    if s.sort is BOOL or s.kind == CONST:
         return s
     lo, hi = r.bounds(s)
     if is_point(lo, hi):
@@ -117,24 +118,24 @@ def _present_node(r: Asker, s: Term, out: dict[int, Term]) -> Term:
         return s
     args = tuple(out[a.id] for a in s.args)
     k = s.kind
-    if k == "ite":
+    if k == ITE:
         v = r.decide(s.args[0]).truth
         if v is not Truth.UNKNOWN:
             return args[1] if v is Truth.TRUE else args[2]
         return T.ite(s.args[0], args[1], args[2])
-    if k in ("min", "max"):
+    if k in (MIN, MAX):
         v = r.decide(T.le(s.args[0], s.args[1])).truth
         if v is not Truth.UNKNOWN:  # a <= b: min is a, max is b; a > b: the other way
-            return args[0] if (v is Truth.TRUE) == (k == "min") else args[1]
-    if k == "lin" and s.sort is INT:
+            return args[0] if (v is Truth.TRUE) == (k == MIN) else args[1]
+    if k == LIN and s.sort is INT:
         return _exact_multiples(r, s, args, out)
-    if k in ("div", "mod") and _positive_constant(s.args[1]):
+    if k in (DIV, MOD) and _positive_constant(s.args[1]):
         return _divided(r, s, args[0], s.args[1].data)
     return T.rebuild(s, args)
 
 
 def _positive_constant(t: Term) -> bool:
-    return t.kind == "const" and t.sort is INT and t.data > 0
+    return t.kind == CONST and t.sort is INT and t.data > 0
 
 
 # ---------------------------------------------------------------- remainders the facts fix
@@ -152,7 +153,7 @@ def _exact_multiples(r: Asker, s: Term, args: tuple[Term, ...], out: dict[int, T
     coefs, k = s.data
     parts: list[Term] = [T.const(k)]
     for a, p, v in zip(s.args, args, coefs):
-        if a.kind == "div" and _positive_constant(a.args[1]) and v % a.args[1].data == 0:
+        if a.kind == DIV and _positive_constant(a.args[1]) and v % a.args[1].data == 0:
             d = a.args[1].data
             rem = fixed_remainder(r, a.args[0], d)
             if rem is not None:
@@ -165,9 +166,9 @@ def _exact_multiples(r: Asker, s: Term, args: tuple[Term, ...], out: dict[int, T
 def _divided(r: Asker, s: Term, x: Term, d: int) -> Term:
     """``s`` = ``x_orig div d`` or ``x_orig mod d`` (``x`` presented): a fixed remainder moves the
     constant out of a quotient, then the constant folds apply."""
-    if s.kind == "div":
+    if s.kind == DIV:
         q, k = _without_constant(x)
-        if k != 0 and q.kind != "const":
+        if k != 0 and q.kind != CONST:
             rem = fixed_remainder(r, T.sub(s.args[0], T.const(k)), d)
             if rem is not None:  # x = Q + k, Q = d*(Q div d) + rem
                 return T.add(fold_div(q, d), T.const(T.euclid_div(rem + k, d)))
@@ -191,7 +192,7 @@ def fold_div(x: Term, d: int) -> Term:
     ``floor(g*P / (g*D)) = floor(P / D)`` for ``g > 0``."""
     while True:
         q = T.div(x, T.const(d))
-        if q.kind != "div":  # the constructor split off multiples, or folded a constant
+        if q.kind != DIV:  # the constructor split off multiples, or folded a constant
             return _fold_parts(q)
         x = q.args[0]
         nested = _nested(x, d)
@@ -208,8 +209,8 @@ def fold_div(x: Term, d: int) -> Term:
 def _fold_parts(t: Term) -> Term:
     """The constructor's ``q + (r div d)``: fold its one remaining quotient."""
     coefs, k = T.linear_parts(t)
-    atoms = [a for a in coefs if a.kind == "div" and _positive_constant(a.args[1])]
-    if len(atoms) != 1 or t.kind != "lin":
+    atoms = [a for a in coefs if a.kind == DIV and _positive_constant(a.args[1])]
+    if len(atoms) != 1 or t.kind != LIN:
         return t
     a = atoms[0]
     folded = fold_div(a.args[0], a.args[1].data)
@@ -224,7 +225,7 @@ def _nested(x: Term, d: int) -> tuple[Term, int] | None:
     if len(coefs) != 1:
         return None
     (inner, v), = coefs.items()
-    if v != 1 or inner.kind != "div" or not _positive_constant(inner.args[1]):
+    if v != 1 or inner.kind != DIV or not _positive_constant(inner.args[1]):
         return None
     a = inner.args[1].data
     return T.add(inner.args[0], T.const(k * a)), a * d
@@ -248,7 +249,7 @@ def fold_mod(x: Term, d: int) -> Term:
     scale = 1
     while True:
         m = T.mod(x, T.const(d))
-        if m.kind != "mod":
+        if m.kind != MOD:
             return T.scale(m, scale)
         x = m.args[0]
         inner = _outer_residues(x, d)
@@ -271,4 +272,4 @@ def _outer_residues(x: Term, d: int) -> Term | None:
 
 
 def _mod_by_multiple(t: Term, d: int) -> bool:
-    return t.kind == "mod" and _positive_constant(t.args[1]) and t.args[1].data % d == 0
+    return t.kind == MOD and _positive_constant(t.args[1]) and t.args[1].data % d == 0

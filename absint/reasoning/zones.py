@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterable, Iterator
 
+from absint.lang.kinds import CONST, DEF, EQ, LE, LIN, LT, NE, VAR, Kind
 from absint.lang.terms import Term
 from absint.reasoning.facade import Facade
 from domains.bounds import INF, NEG_INF, is_infinite, linear_range
@@ -75,12 +76,12 @@ class DifferenceBounds:
     def decide(self, g: Term) -> bool | None:
         """The truth of a normal comparison ``k*(x - y) + c <kind> 0`` or ``k*x + c <kind> 0``, or None."""
         self._settled_open = None
-        if g.kind not in ("le", "lt", "eq", "ne"):
+        if g.kind not in (LE, LT, EQ, NE):
             return None
         k, p, c = self.network.split(g.args[0])
         if p is None:
             return None
-        if p.kind == "lin" and len(p.args) == 2 and tuple(p.data[0]) == (1, -1):
+        if p.kind == LIN and len(p.args) == 2 and tuple(p.data[0]) == (1, -1):
             x, y = p.args
             quick = self._cached_verdict(g.kind, k, c, x, y)
             if quick is not None:
@@ -88,7 +89,7 @@ class DifferenceBounds:
             upper, up_done = self._difference_bound(y, x)  # x - y <= upper
             lower, low_done = self._difference_bound(x, y)  # y - x <= lower, so x - y >= -lower
             lo = None if lower is None else -lower
-        elif p.kind == "var":
+        elif p.kind == VAR:
             (lo, low_done), (upper, up_done) = self._atom_bound(p, upper=False), self._atom_bound(p, upper=True)
         else:
             return None
@@ -101,10 +102,10 @@ class DifferenceBounds:
         """TRUE for a new difference comparison (its key not registered: layer 1 would
         only read it off its atoms) one definition apart or through a kept search; no new
         search: cheap enough to ask before layer 1's costlier readings."""
-        if g.kind not in ("le", "lt"):
+        if g.kind not in (LE, LT):
             return None
         k, p, c = self.network.split(g.args[0])
-        if p is None or p.kind != "lin" or len(p.args) != 2 or tuple(p.data[0]) != (1, -1):
+        if p is None or p.kind != LIN or len(p.args) != 2 or tuple(p.data[0]) != (1, -1):
             return None
         if self.network.key_value(p) is not None:
             return None
@@ -119,17 +120,17 @@ class DifferenceBounds:
         reached)."""
         return self._settled_open is g
 
-    def _cached_verdict(self, kind: str, k, c, x: Term, y: Term, search: bool = True) -> bool | None:
+    def _cached_verdict(self, kind: Kind, k, c, x: Term, y: Term, search: bool = True) -> bool | None:
         """A TRUE for ``k*(x - y) + c <kind> 0`` from the direct path alone, through the search
         that proves it (``x - y`` bounded above when ``k > 0``, below when ``k < 0``), kept
         from an earlier question when there is one: a long chain is then walked once."""
-        if kind not in ("le", "lt"):
+        if kind not in (LE, LT):
             return None
         source, target = (y, x) if k > 0 else (x, y)
 
         def proves(d) -> bool:  # target - source <= d: the top of k*(x - y) + c
             top = k * d + c if k > 0 else -k * d + c
-            return top < 0 or (kind == "le" and top == 0)
+            return top < 0 or (kind == LE and top == 0)
 
         def shown(paths) -> bool:
             return paths is not None and target in paths and proves(paths[target])
@@ -262,16 +263,16 @@ class DifferenceBounds:
 
     def _walk_sources(self, u: Term) -> Iterator[tuple]:
         network = self.network
-        if u.kind == "def":
+        if u.kind == DEF:
             yield ("def", u, None)
         for q in network.parents(u):
-            if q.kind == "def":
+            if q.kind == DEF:
                 yield ("def", q, u)
-            elif q.kind == "lin":
+            elif q.kind == LIN:
                 if len(q.args) == 2 and tuple(q.data[0]) == (1, -1):
                     yield ("diff", q)
                 for d in network.parents(q):
-                    if d.kind == "def":
+                    if d.kind == DEF:
                         yield ("def", d, u)
 
     def _definition_differences(self, d: Term, only: Term | None) -> Iterator[tuple[Term, Term, object, object]]:
@@ -279,9 +280,9 @@ class DifferenceBounds:
         coefficient 1, a body of at most :data:`SHORT_BODY` atoms: a prefix sum's), and
         ``d - e = 0`` for an alias ``e``; with ``only``, those over it."""
         for arg in d.args:
-            if arg.kind == "const":
+            if arg.kind == CONST:
                 continue
-            if arg.kind != "lin":
+            if arg.kind != LIN:
                 if only is None or arg is only:
                     yield d, arg, 0, 0
                 continue
@@ -310,22 +311,22 @@ def _min(values):
     return out
 
 
-def _verdict(kind: str, k, c, lo, hi) -> bool | None:
+def _verdict(kind: Kind, k, c, lo, hi) -> bool | None:
     """The truth of ``k*P + c <kind> 0`` for ``P`` in ``[lo, hi]`` (None: unbounded side)."""
     hi_t = None if hi is None else k * hi + c
     lo_t = None if lo is None else k * lo + c
     top, bottom = (hi_t, lo_t) if k > 0 else (lo_t, hi_t)  # the range of k*P + c
-    if kind == "le":
+    if kind == LE:
         if top is not None and top <= 0:
             return True
         return False if bottom is not None and bottom > 0 else None
-    if kind == "lt":
+    if kind == LT:
         if top is not None and top < 0:
             return True
         return False if bottom is not None and bottom >= 0 else None
     if (bottom is not None and bottom > 0) or (top is not None and top < 0):
-        return kind == "ne"
+        return kind == NE
     if top is not None and bottom is not None and top == bottom == 0:
-        return kind == "eq"
+        return kind == EQ
     return None
 
