@@ -19,6 +19,7 @@ from typing import Iterable
 import attrs
 
 from absint.lang import terms as T
+from absint.lang.kinds import CONST
 from absint.lang.printer import to_infix, to_smtlib
 from absint.lang.program import Program
 from absint.presets import facts as preset_facts
@@ -138,7 +139,7 @@ def beyond_numeric(pieces: Iterable[Term], numeric: object, upper: bool) -> list
     and so are repeats."""
     out: list[Term] = []
     for p in pieces:
-        if p.kind == "const" and (p.data >= numeric if upper else p.data <= numeric):
+        if p.kind == CONST and (p.data >= numeric if upper else p.data <= numeric):
             continue
         if p not in out:
             out.append(p)

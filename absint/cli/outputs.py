@@ -20,6 +20,7 @@ import attrs
 from absint.cli.bounds import assume_program, json_number, number, one_line
 from absint.cli.budgets import add_budget_arguments, max_size, planned_files, warm_up, within_budget
 from absint.lang import terms as T
+from absint.lang.kinds import CONST
 from absint.lang.printer import to_infix, to_smtlib
 from absint.lang.program import Program
 from absint.lang.terms import BOOL, Term
@@ -65,7 +66,7 @@ class OutputExpr:
 
     @property
     def constant(self) -> object | None:
-        return self.expr.data if self.expr.kind == "const" else None
+        return self.expr.data if self.expr.kind == CONST else None
 
     def to_json(self) -> dict:
         c = self.constant

@@ -27,6 +27,7 @@ import attrs
 from absint.inputs.residues import divisors, residue_set, residue_term
 from absint.lang import terms as T
 from absint.lang.dag import subterms
+from absint.lang.kinds import AND, CONST, EQ, LE, LIN, LT, NE, VAR, Kind
 from absint.lang.program import Program
 from absint.lang.printer import symbol as smt_symbol, to_smtlib
 from absint.lang.terms import INT, Term
@@ -149,15 +150,15 @@ def smtlib_of(item: Item) -> str:
 def readable_smtlib(c: Term) -> str:
     """A comparison ``P - N + k <op> 0`` as ``(op P' N')`` with positive coefficients on
     both sides and the constant on the side where it is positive; others as they are."""
-    if c.kind not in ("le", "lt", "eq", "ne") or c.args[0].kind not in ("lin", "var"):
+    if c.kind not in (LE, LT, EQ, NE) or c.args[0].kind not in (LIN, VAR):
         return to_smtlib(c)
     coefs, k = T.linear_parts(c.args[0])
     sort = c.args[0].sort
     left = T.make_linear(sort, {a: v for a, v in coefs.items() if v > 0}, k if k > 0 else 0)
     right = T.make_linear(sort, {a: -v for a, v in coefs.items() if v < 0}, -k if k < 0 else 0)
-    if c.kind == "ne":
+    if c.kind == NE:
         return f"(not (= {to_smtlib(left)} {to_smtlib(right)}))"
-    op = {"le": "<=", "lt": "<", "eq": "="}[c.kind]
+    op = {LE: "<=", LT: "<", EQ: "="}[c.kind]
     return f"({op} {to_smtlib(left)} {to_smtlib(right)})"
 
 
@@ -232,7 +233,7 @@ def conjuncts(t: Term) -> list[Term]:
     out, stack = [], [t]
     while stack:
         s = stack.pop()
-        if s.kind == "and":
+        if s.kind == AND:
             stack.extend(reversed(s.args))
         elif s is not T.TRUE:
             out.append(s)
@@ -244,7 +245,7 @@ def normalised(r: Reasoner, c: Term) -> Term:
     mentions no more symbols (a binding of ``x = 3`` folds, one of ``s0 = u0 + u1``
     would widen it), else ``c`` itself."""
     n = r.normalize(c)
-    if n.kind == "const" or len(T.free_vars(n)) > len(T.free_vars(c)):
+    if n.kind == CONST or len(T.free_vars(n)) > len(T.free_vars(c)):
         return c
     return n
 
@@ -263,7 +264,7 @@ def substituted(kept: list[Term], rounds: int = 4) -> tuple[list[Term], set[Term
         fixed = {}
         for c in kept:
             sv = single_variable(c)
-            if sv is not None and c.kind == "eq" and Fraction(-sv[2], sv[1]).denominator == 1:
+            if sv is not None and c.kind == EQ and Fraction(-sv[2], sv[1]).denominator == 1:
                 fixed.setdefault(sv[0], T.const(-sv[2] // sv[1]))
         out = []
         for c in kept:
@@ -286,21 +287,21 @@ def substitute(t: Term, values: dict[Term, Term]) -> Term:
         return t
     done: dict[int, Term] = {}
     for s in subterms(t):
-        done[s.id] = values.get(s, s) if s.kind == "var" else T.rebuild(s, tuple(done[a.id] for a in s.args))
+        done[s.id] = values.get(s, s) if s.kind == VAR else T.rebuild(s, tuple(done[a.id] for a in s.args))
     return done[t.id]
 
 
 
 def single_variable(c: Term) -> tuple[Term, int, int] | None:
     """``(x, a, b)`` when ``c`` compares ``a*x + b`` with 0 for one Int variable ``x``."""
-    if c.kind not in ("le", "eq", "ne"):
+    if c.kind not in (LE, EQ, NE):
         return None
     t = c.args[0]
     if t.sort is not INT:
         return None
-    if t.kind == "var":
+    if t.kind == VAR:
         return t, 1, 0
-    if t.kind == "lin" and len(t.args) == 1 and t.args[0].kind == "var":
+    if t.kind == LIN and len(t.args) == 1 and t.args[0].kind == VAR:
         (a,), b = t.data
         return t.args[0], a, b
     return None
@@ -310,12 +311,12 @@ def solved(c: Term, order: dict[Term, int]) -> tuple[Term, Term] | None:
     """``(x, rhs)`` with ``c`` equivalent to ``x = rhs``: an Int ``eq`` with a unit
     coefficient on a variable occurring nowhere else in it; the latest declared first."""
     t = c.args[0]
-    if c.kind != "eq" or t.kind != "lin" or t.sort is not INT:
+    if c.kind != EQ or t.kind != LIN or t.sort is not INT:
         return None
     coefs, b = t.data
-    nonlinear = [a for a in t.args if a.kind != "var"]
+    nonlinear = [a for a in t.args if a.kind != VAR]
     candidates = [(order.get(a, -1), k) for k, a in enumerate(t.args)
-                  if a.kind == "var" and coefs[k] in (1, -1)
+                  if a.kind == VAR and coefs[k] in (1, -1)
                   and not any(a in T.free_vars(n) for n in nonlinear)]
     if not candidates:
         return None
@@ -354,18 +355,18 @@ def sort_constraints(kept: list[Term], order: dict[Term, int], fresh: set[Term] 
     return None if ranged is None else ranged + items
 
 
-def _narrow(box: list, kind: str, a: int, b: int) -> None:
+def _narrow(box: list, kind: Kind, a: int, b: int) -> None:
     """``a*x + b <kind> 0`` into ``box = [lo, hi, excluded]`` (a != 0)."""
     q = Fraction(-b, a)
-    if kind == "le":
+    if kind == LE:
         if a > 0:
             box[1] = min(box[1], math.floor(q))
         else:
             box[0] = max(box[0], math.ceil(q))
     elif q.denominator != 1:  # x = 1/2 has no Int solution; x != 1/2 always holds
-        if kind == "eq":
+        if kind == EQ:
             box[0], box[1] = 1, 0
-    elif kind == "eq":
+    elif kind == EQ:
         box[0], box[1] = max(box[0], int(q)), min(box[1], int(q))
     else:
         box[2].add(int(q))

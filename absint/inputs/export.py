@@ -30,6 +30,7 @@ import re
 from absint.inputs.description import Item, ValidInputs
 from absint.lang import terms as T
 from absint.lang.dag import subterms
+from absint.lang.kinds import VAR
 from absint.lang.printer import to_infix
 from absint.lang.terms import INT, Term
 from absint.presets.facts import is_layout_name, size_dimension
@@ -56,7 +57,7 @@ def renamed(t: Term) -> Term:
     """``t`` over variables with Python names."""
     done: dict[int, Term] = {}
     for s in subterms(t):
-        if s.kind == "var":
+        if s.kind == VAR:
             done[s.id] = T.var(python_name(s.data), s.sort)
         else:
             done[s.id] = T.rebuild(s, tuple(done[a.id] for a in s.args))
@@ -102,7 +103,7 @@ def _linear_root(item: Item) -> str | None:
     coefs, _ = T.linear_parts(item.value)
     if len(coefs) == 1:
         (y, a), = coefs.items()
-        if y.kind == "var" and y.sort is INT and isinstance(a, int):
+        if y.kind == VAR and y.sort is INT and isinstance(a, int):
             return y.data
     return None
 

@@ -16,6 +16,7 @@ import math
 
 from absint.lang import terms as T
 from absint.lang.dag import subterms
+from absint.lang.kinds import CONST, DIV, MOD
 from absint.lang.terms import INT, Term
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
@@ -35,7 +36,7 @@ def periodic_candidates(c: Term) -> Term | None:
 def divisors(c: Term) -> list[int]:
     """The positive constant divisors of the ``div``/``mod`` nodes of ``c`` (one per node)."""
     return [s.args[1].data for s in subterms(c)
-            if s.kind in ("div", "mod") and s.args[1].kind == "const" and s.args[1].data > 0]
+            if s.kind in (DIV, MOD) and s.args[1].kind == CONST and s.args[1].data > 0]
 
 
 def modulus_for(constraints: list[Term]) -> int | None:
@@ -44,7 +45,7 @@ def modulus_for(constraints: list[Term]) -> int | None:
     4) when at most :data:`MAX_MODULUS`, else their lcm. Only a candidate: the residue
     check proves it or gives up."""
     nodes = {s for c in constraints for s in subterms(c)
-             if s.kind in ("div", "mod") and s.args[1].kind == "const" and s.args[1].data > 0}
+             if s.kind in (DIV, MOD) and s.args[1].kind == CONST and s.args[1].data > 0}
     ds = [s.args[1].data for s in nodes]
     product = math.prod(ds)
     m = product if product <= MAX_MODULUS else math.lcm(*ds)

@@ -38,6 +38,7 @@ import attrs
 from absint.inputs.description import solved
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
+from absint.lang.kinds import CONST, EQ
 from absint.lang.printer import brief, brief_infix
 from absint.lang.program import Program
 from absint.lang.terms import INT, Term
@@ -277,10 +278,10 @@ def defining_equalities(program: Program, declared, facts: list[Term]) -> dict[i
     out: dict[int, tuple[str, Term]] = {}
     seen: set[str] = set()
     for i, f in enumerate(facts):
-        if f.kind != "eq":
+        if f.kind != EQ:
             continue
         s = solved(f, {x: (k if x.data in free else -1 - k) for x, k in order.items()})
-        if s is not None and s[0].data in free and s[0].data not in seen and s[1].kind != "const":
+        if s is not None and s[0].data in free and s[0].data not in seen and s[1].kind != CONST:
             seen.add(s[0].data)
             out[i] = (s[0].data, s[1])
     return out

@@ -44,6 +44,8 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from absint.lang import terms as T
+from absint.lang.kinds import (AND, CEIL, CONST, DEF, DISTINCT, DIV, EQ, FN, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE,
+                               NOT, OR, POW, RDIV, TO_INT, TO_REAL, VAR, Kind)
 from absint.lang.terms import BOOL, INT, REAL, Sort, Term
 
 
@@ -68,7 +70,7 @@ def default_sort_of(symbol: sympy.Symbol) -> Sort:
 
 def constant_sign(t: Term) -> int | None:
     """The sign of a constant term; None for anything else (or zero)."""
-    if t.kind == "const" and t.data != 0:
+    if t.kind == CONST and t.data != 0:
         return 1 if t.data > 0 else -1
     return None
 
@@ -152,7 +154,7 @@ class SympyToTerms:
 
     def sign(self, b: Term) -> int | None:
         s = constant_sign(b)
-        if s is not None or b.kind == "const":
+        if s is not None or b.kind == CONST:
             return s
         if self.sign_of is not None:
             s = self.sign_of(b)
@@ -568,9 +570,9 @@ def _back_lin(tb, t):
 def _back_div(tb, t):
     x, y = (tb.arg(a) for a in t.args)
     d = t.args[1]
-    if d.kind == "const" and d.data > 0:
+    if d.kind == CONST and d.data > 0:
         return tb.floordiv(x, y)
-    if d.kind == "const":
+    if d.kind == CONST:
         return -tb.floordiv(x, -y)
     # Euclidean: floor(x/y) for y > 0, -floor(x/-y) for y < 0
     return _ite(tb, y > 0, tb.floordiv(x, y), -tb.floordiv(x, -y))
@@ -579,7 +581,7 @@ def _back_div(tb, t):
 def _back_mod(tb, t):
     x, y = (tb.arg(a) for a in t.args)
     d = t.args[1]
-    if d.kind == "const":
+    if d.kind == CONST:
         return tb.pymod(x, abs(y))
     return _ite(tb, y > 0, tb.pymod(x, y), tb.pymod(x, -y))
 
@@ -636,10 +638,10 @@ def _back_compare(kind):
     def build(tb, t):
         pos, neg, c = tb.linear(t.args[0])
         lhs, rhs = sympy.Add(*pos), sympy.Add(*neg) - c  # sum(pos) - sum(neg) + c <op> 0
-        if not pos and kind in ("le", "lt"):
+        if not pos and kind in (LE, LT):
             lhs, rhs = sympy.Add(*neg), c  # c - sum(neg) <op> 0  <=>  sum(neg) >op< c
-            return sympy.Ge(lhs, rhs) if kind == "le" else sympy.Gt(lhs, rhs)
-        return {"le": sympy.Le, "lt": sympy.Lt, "eq": sympy.Eq, "ne": sympy.Ne}[kind](lhs, rhs)
+            return sympy.Ge(lhs, rhs) if kind == LE else sympy.Gt(lhs, rhs)
+        return {LE: sympy.Le, LT: sympy.Lt, EQ: sympy.Eq, NE: sympy.Ne}[kind](lhs, rhs)
 
     return build
 
@@ -657,31 +659,31 @@ def _back_distinct(tb, t):
 
 
 #: term kind -> handler; the one table for the way back
-TO_SYMPY: dict[str, Callable[[TermsToSympy, Term], object]] = {
-    "const": _back_const,
-    "var": lambda tb, t: tb.symbol(t.data, t.sort),
-    "lin": _back_lin,
-    "mul": lambda tb, t: sympy.Mul(*(tb.arg(a) for a in t.args)),
-    "div": _back_div,
-    "mod": _back_mod,
-    "to_int": _back_unary(sympy.floor, "FloorToInt"),
-    "ceil": _back_unary(sympy.ceiling, "CeilToInt"),
-    "to_real": _back_unary(lambda x: x, "ToFloat"),
-    "rdiv": _back_rdiv,
-    "pow": _back_pow,
-    "min": _back_min_max("Min"),
-    "max": _back_min_max("Max"),
-    "ite": _back_ite,
-    "le": _back_compare("le"),
-    "lt": _back_compare("lt"),
-    "eq": _back_compare("eq"),
-    "ne": _back_compare("ne"),
-    "distinct": _back_distinct,
-    "fn": _back_opaque,
-    "def": lambda tb, t: tb.arg(t.args[0]),  # a named sum is its definition
-    "and": lambda tb, t: sympy.And(*(tb.arg(a) for a in t.args)),
-    "or": lambda tb, t: sympy.Or(*(tb.arg(a) for a in t.args)),
-    "not": lambda tb, t: sympy.Not(tb.arg(t.args[0])),
+TO_SYMPY: dict[Kind, Callable[[TermsToSympy, Term], object]] = {
+    CONST: _back_const,
+    VAR: lambda tb, t: tb.symbol(t.data, t.sort),
+    LIN: _back_lin,
+    MUL: lambda tb, t: sympy.Mul(*(tb.arg(a) for a in t.args)),
+    DIV: _back_div,
+    MOD: _back_mod,
+    TO_INT: _back_unary(sympy.floor, "FloorToInt"),
+    CEIL: _back_unary(sympy.ceiling, "CeilToInt"),
+    TO_REAL: _back_unary(lambda x: x, "ToFloat"),
+    RDIV: _back_rdiv,
+    POW: _back_pow,
+    MIN: _back_min_max("Min"),
+    MAX: _back_min_max("Max"),
+    ITE: _back_ite,
+    LE: _back_compare(LE),
+    LT: _back_compare(LT),
+    EQ: _back_compare(EQ),
+    NE: _back_compare(NE),
+    DISTINCT: _back_distinct,
+    FN: _back_opaque,
+    DEF: lambda tb, t: tb.arg(t.args[0]),  # a named sum is its definition
+    AND: lambda tb, t: sympy.And(*(tb.arg(a) for a in t.args)),
+    OR: lambda tb, t: sympy.Or(*(tb.arg(a) for a in t.args)),
+    NOT: lambda tb, t: sympy.Not(tb.arg(t.args[0])),
 }
 
 

@@ -28,6 +28,7 @@ import attrs
 
 from absint.lang import terms as T
 from absint.lang.evaluator import Value, evaluate, NotEvaluable
+from absint.lang.kinds import EQ, LIN, MUL
 from absint.lang.terms import BOOL, INT, Term
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.trail import Checkpoint
@@ -357,10 +358,10 @@ def _literal(t: Term, v) -> Term:
 def wanted_product(w: Term) -> tuple[Term, int] | None:
     """``(p, N)`` when the normal Bool term ``w`` says ``p == N`` for an Int product ``p``
     and an integer ``N != 0`` (then every factor of ``p`` divides ``N``)."""
-    if w.kind != "eq":
+    if w.kind != EQ:
         return None
     a = w.args[0]
-    if a.kind != "lin" or a.sort is not INT or len(a.args) != 1 or a.args[0].kind != "mul":
+    if a.kind != LIN or a.sort is not INT or len(a.args) != 1 or a.args[0].kind != MUL:
         return None
     (coef,), c = a.data
     if c == 0 or c % coef:

@@ -34,6 +34,7 @@ import attrs
 
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
+from absint.lang.kinds import CONST, VAR
 from absint.lang.terms import INT, Term
 from absint.reasoning.reasoner import Checkpoint, Reasoner
 
@@ -132,8 +133,8 @@ def build_space(r: Reasoner, variables: Iterable[Term] = (), largest: int | None
                            f"{'is' if len(wrong) == 1 else 'are'} not Int")
     ordered = tuple(sorted(found, key=lambda v: v.data))
     forms = {v: r.normalize(v) for v in ordered}
-    basis_of = {v: frozenset(x for x in T.free_vars(forms[v]) if x.kind == "var") for v in ordered}
-    constants = tuple((v, forms[v].data) for v in ordered if forms[v].kind == "const")
+    basis_of = {v: frozenset(x for x in T.free_vars(forms[v]) if x.kind == VAR) for v in ordered}
+    constants = tuple((v, forms[v].data) for v in ordered if forms[v].kind == CONST)
     fixed = tuple((v.data, c) for v, c in constants)
     components, unbounded, narrowed = [], [], []
     for group in _components(basis_of, facts):

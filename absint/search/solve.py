@@ -17,6 +17,7 @@ import attrs
 
 from absint.lang.dag import subterms
 from absint.lang.evaluator import Value
+from absint.lang.kinds import VAR
 from absint.lang.terms import BOOL, Term
 from absint.reasoning.reasoner import Reasoner
 from absint.search.core import (contradicting, contradicting_from_scratch, first_contradiction, shrink_contradiction,
@@ -48,7 +49,7 @@ def occurring(terms: Sequence[Term]) -> set[str]:
     for t in terms:
         for s in subterms(t, skip=seen):
             seen.add(s.id)
-            if s.kind == "var":
+            if s.kind == VAR:
                 names.add(s.data)
     return names
 
