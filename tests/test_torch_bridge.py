@@ -438,3 +438,23 @@ def test_an_entry_question_reads_the_replacements_of_its_unbacked_symbols():
     assert decide(b, sympy.Eq(u1, 1)).truth is Truth.FALSE
     assert decide(b, sympy.Eq(u4, 1)).truth is Truth.FALSE
     assert decide(b, sympy.Eq(u1, 5)).truth is Truth.UNKNOWN  # s0 >= 2 only
+
+
+def test_size_oblivious_questions_take_pytorchs_meaning_only_where_the_facts_are_silent():
+    """``size_oblivious=True`` (torch 2.13 ``_maybe_evaluate_static_worker``): a size-like
+    symbol ranges over [max(2, lo), min(2**48, hi) - 1]; other symbols keep their range;
+    a size-like range that would empty is left as it is; the bounds never outlive the call."""
+    se = FakeShapeEnv()
+    u0, u1, u2 = se.unbacked("u0", 0), se.unbacked("u1", 0), se.unbacked("u2", 0)
+    se.var_to_range[u2] = VR(0, 1)
+    se.size_like = {u0, u2}
+    b = ShapeEnvBridge(se)
+    b.sync()
+    assert b.decide(sympy.Eq(u0, 1)).truth is Truth.UNKNOWN
+    a = b.decide(sympy.Eq(u0, 1), size_oblivious=True)
+    assert (a.truth, a.by) == (Truth.FALSE, "size-oblivious")
+    assert b.decide(sympy.Ne(u0, 2**48), size_oblivious=True).truth is Truth.TRUE  # upper end excluded
+    assert b.decide(sympy.Eq(u1, 1), size_oblivious=True).truth is Truth.UNKNOWN  # not size-like
+    assert b.decide(sympy.Eq(u2, 1), size_oblivious=True).truth is Truth.UNKNOWN  # [0, 1]: left as it is
+    assert b.decide(u0 >= 0, size_oblivious=True).by != "size-oblivious"  # the facts decide it
+    assert b.decide(u0 >= 2).truth is Truth.UNKNOWN  # the bounds were taken back

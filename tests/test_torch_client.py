@@ -195,9 +195,10 @@ def test_primary_mode_sends_unknowns_to_pytorch_when_asked_to(monkeypatch):
         absint_torch.install("primary", unknown="never")
 
 
-def test_a_size_oblivious_unknown_goes_to_pytorch():
+def test_a_size_oblivious_question_is_answered_as_pytorch_means_it():
     """Under size_oblivious PyTorch assumes a size-like unbacked symbol is >= 2: ``u0 == 1`` is
-    False there, which absint cannot know; primary mode must ask PyTorch, not answer None."""
+    False there, and absint answers it so in primary mode (the plain call stays None); a
+    size-oblivious question still open (``u1`` is not size-like) goes to PyTorch."""
     import sympy
 
     answers = []
@@ -205,12 +206,15 @@ def test_a_size_oblivious_unknown_goes_to_pytorch():
         if mode:
             absint_torch.install(mode)
         se = ShapeEnv()
-        u0 = se.create_unbacked_symint().node.expr
+        u0, u1 = se.create_unbacked_symint().node.expr, se.create_unbacked_symint().node.expr
         se._constrain_range_for_size(u0)
         question = sympy.Eq(u0, 1)
-        answers.append((se._maybe_evaluate_static(question), se._maybe_evaluate_static(question, size_oblivious=True)))
-    assert answers[0] == answers[1] == (None, sympy.false)
-    assert absint_torch.stats()["final_unknown"] == 1 and absint_torch.stats()["unknown_to_torch"] == 1
+        answers.append((se._maybe_evaluate_static(question), se._maybe_evaluate_static(question, size_oblivious=True),
+                        se._maybe_evaluate_static(sympy.Eq(u1, 1), size_oblivious=True)))
+    assert answers[0] == answers[1] == (None, sympy.false, None)
+    stats = absint_torch.stats()
+    assert (stats["final_unknown"], stats["answered"], stats["unknown_to_torch"]) == (1, 1, 1)
+    assert stats["decided_by_layer"] == {"size-oblivious": 1}
 
 
 def test_shadow_mode_lists_what_only_pytorch_decided(monkeypatch):
@@ -222,7 +226,7 @@ def test_shadow_mode_lists_what_only_pytorch_decided(monkeypatch):
     p = next(q for q in tp.PROGRAMS if q.name == "split_tolist")
     real = tp.run(p, "export", absint=True, mode="shadow")
     assert real.stats["torch_only"] == 0 and absint_torch.torch_only() == []  # absint decides all PyTorch does
-    monkeypatch.setattr(bridge.ShapeEnvBridge, "decide", lambda self, expr: bridge.Answer(Truth.UNKNOWN, "none", "full"))
+    monkeypatch.setattr(bridge.ShapeEnvBridge, "decide", lambda self, expr, *_: bridge.Answer(Truth.UNKNOWN, "none", "full"))
     planted = tp.run(p, "export", absint=True, mode="shadow")
     listed = absint_torch.torch_only()
     assert planted.stats["torch_only"] == len(listed) == planted.stats["torch_decided"] > 0

@@ -249,14 +249,53 @@ class ShapeEnvBridge:
                 return "entry"
         return "full"
 
-    def decide(self, expr) -> Answer:
-        """absint's answer to a Boolean question about the ShapeEnv's symbols (sync first)."""
+    def decide(self, expr, size_oblivious: bool = False) -> Answer:
+        """absint's answer to a Boolean question about the ShapeEnv's symbols (sync first).
+        ``size_oblivious``: PyTorch's meaning of that keyword when the facts alone leave it
+        open (:meth:`_size_oblivious`); such an answer says ``by="size-oblivious"``."""
         if not reading.is_boolean(expr):
             return Answer(Truth.UNKNOWN, "not-boolean", "none")
-        answer = self.answers.get(expr)
+        answer = self.answers.get((expr, size_oblivious))
         if answer is None:
-            answer = self.answers[expr] = self._decide(expr)
+            answer = self._decide(expr) if not size_oblivious else self._size_oblivious(expr)
+            self.answers[(expr, size_oblivious)] = answer
         return answer
+
+    def _size_oblivious(self, expr) -> Answer:
+        """PyTorch's ``size_oblivious=True`` (``_maybe_evaluate_static_worker``, torch 2.13):
+        each size-like symbol of the question ranges over ``[max(2, lo), min(2**48, hi) - 1]``
+        (the upper end kept when that would empty the range; unchanged when ``lo > hi``).
+        Not a truth about the inputs but PyTorch's policy, so it is asked only when the
+        facts alone leave the question open, under those bounds taken back at once."""
+        plain = self.decide(expr)
+        size_like = getattr(self.se, "size_like", ())
+        if plain.truth is not Truth.UNKNOWN or plain.by in _UNREAD_BY or not size_like:
+            return plain
+        route = self.route(expr)
+        tier = self.entry if route == "entry" else self.full
+        read = self._unbacked_replaced(expr) if route == "entry" else expr
+        bounds = [b for s in _symbols(read) if s in size_like for b in self._oblivious_bounds(s)]
+        if not bounds:
+            return plain
+        try:
+            with tier.r.tentatively():
+                for b in bounds:
+                    tier.r.assume(b)
+                v = tier.r.decide(read)
+        except Exception as e:  # noqa: BLE001 - absint failing must not break the compiler
+            self.stats.errors[f"size-oblivious: {type(e).__name__}"] += 1
+            return plain
+        return plain if v.truth is Truth.UNKNOWN else Answer(v.truth, "size-oblivious", route)
+
+    def _oblivious_bounds(self, s) -> list:
+        lo, hi = reading.integer_range(self.se.var_to_range.get(s))
+        lower = 2 if lo is None else max(2, lo)
+        upper = 2**48 if hi is None else min(2**48, hi)
+        if upper > lower:
+            upper -= 1
+        if lower > upper:
+            return []
+        return [sympy.Ge(s, lower, evaluate=False), sympy.Le(s, upper, evaluate=False)]
 
     def _decide(self, expr) -> Answer:
         route = self.route(expr)
@@ -340,6 +379,10 @@ class ShapeEnvBridge:
     def _emit(self, event: dict) -> None:
         if self.emit is not None:
             self.emit(event)
+
+
+#: an Answer's ``by`` when absint did not read the question completely
+_UNREAD_BY = frozenset({"gap", "error", "not-boolean", "contradiction"})
 
 
 def _symbols(expr) -> set:

@@ -14,8 +14,9 @@ first; then, for a *plain* call only (:mod:`.policy`):
   could not read completely (a class it does not know, an error, an integer-valued
   expression, contradictory facts) goes to PyTorch. An UNKNOWN on a question it read is
   final (``unknown="final"``: None, as PyTorch answers what it cannot decide) or goes to
-  PyTorch (``unknown="ask_torch"``); a ``size_oblivious`` call's UNKNOWN always goes to
-  PyTorch, which assumes more there (size-like unbacked symbols >= 2) than absint knows.
+  PyTorch (``unknown="ask_torch"``). A ``size_oblivious`` call left open by the facts is
+  decided as PyTorch means it (each size-like symbol in ``[2, 2**48 - 1]`` within its
+  range, :meth:`.ShapeEnvBridge.decide`); still open, it goes to PyTorch.
 
 ``check=True`` evaluates every TRUE/FALSE of absint at the example point (backed hints, and
 real unbacked values where PyTorch has them): a mismatch answers None and is recorded.
@@ -75,7 +76,7 @@ class _Installation:
         self.bridges[id(se)] = (weakref.ref(se), b)
         return b
 
-    def answer(self, se: Any, expr, result):
+    def answer(self, se: Any, expr, result, size_oblivious: bool = False):
         """What the wrapper returns for a plain call PyTorch answered with ``result``."""
         torch_word = "true" if result is sympy.true else "false" if result is sympy.false else \
             "none" if result is None else "other"
@@ -83,7 +84,7 @@ class _Installation:
             self.stats.torch_decided += 1
             if self.mode == "fallback":
                 return result
-        a = self._ask_once(se, expr, torch_word)
+        a = self._ask_once(se, expr, torch_word, size_oblivious)
         if a is None:
             return result
         if self.mode == "fallback" and result is None and a.truth is not Truth.UNKNOWN:
@@ -93,7 +94,7 @@ class _Installation:
 
     def first(self, se: Any, expr, size_oblivious: bool):
         """Primary mode: absint's answer before PyTorch's, or :data:`ASK_TORCH`."""
-        a = self._ask_once(se, expr, "not-asked")
+        a = self._ask_once(se, expr, "not-asked", size_oblivious)
         if a is None:
             return ASK_TORCH
         s = self.stats
@@ -109,27 +110,28 @@ class _Installation:
         s.unknown_to_torch += 1
         return ASK_TORCH
 
-    def _ask_once(self, se: Any, expr, torch_word: str) -> Answer | None:
+    def _ask_once(self, se: Any, expr, torch_word: str, size_oblivious: bool = False) -> Answer | None:
         """absint's answer, or None when the call re-entered from inside absint (a question
         absint's own reading asks PyTorch is never answered twice)."""
         if getattr(self.local, "busy", False):
             return None
         self.local.busy = True
         try:
-            return self._ask(se, expr, torch_word)
+            return self._ask(se, expr, torch_word, size_oblivious)
         finally:
             self.local.busy = False
 
-    def _ask(self, se: Any, expr, torch_word: str) -> Answer:
+    def _ask(self, se: Any, expr, torch_word: str, size_oblivious: bool = False) -> Answer:
         b = self.bridge(se)
         b.sync()
-        a = b.decide(expr)
+        a = b.decide(expr, size_oblivious)
         s = self.stats
         s.asked += 1
         value = b.value_at_example(expr) if (self.check or b.emit is not None) and a.by != "not-boolean" else None
         if a.truth is not Truth.UNKNOWN:
             word = _TRUTH_WORD[a.truth]
-            if self.check and value is not None and value != (a.truth is Truth.TRUE):
+            policy_answer = a.by == "size-oblivious"  # PyTorch's policy, not a truth at the example
+            if self.check and value is not None and not policy_answer and value != (a.truth is Truth.TRUE):
                 s.check_failures += 1
                 s.disagreements.append(Disagreement("example", str(expr), torch_word, word, a.route, a.by))
                 a = Answer(Truth.UNKNOWN, "check-failed", a.route)
@@ -174,7 +176,7 @@ def _wrapper(inst: _Installation) -> Callable:
             if result is not None:
                 inst.stats.torch_decided += 1
             return result
-        return inst.answer(self, expr, result)
+        return inst.answer(self, expr, result, bool(kwargs.get("size_oblivious", False)))
 
     _maybe_evaluate_static.__absint_installation__ = inst
     return _maybe_evaluate_static
