@@ -458,3 +458,16 @@ def test_size_oblivious_questions_take_pytorchs_meaning_only_where_the_facts_are
     assert b.decide(sympy.Eq(u2, 1), size_oblivious=True).truth is Truth.UNKNOWN  # [0, 1]: left as it is
     assert b.decide(u0 >= 0, size_oblivious=True).by != "size-oblivious"  # the facts decide it
     assert b.decide(u0 >= 2).truth is Truth.UNKNOWN  # the bounds were taken back
+
+
+def test_a_range_narrowed_behind_the_version_counter_is_read_before_the_question():
+    """torch.export narrows ranges by ``var_to_range[s] &= user_vr``, which does not move
+    the ShapeEnv's version (PyTorch's draft export then asks ``Eq(s97, 3)``)."""
+    se = FakeShapeEnv()
+    s0 = se.backed("s0", 3)
+    b = ShapeEnvBridge(se)
+    assert decide(b, sympy.Eq(s0, 3)).truth is Truth.UNKNOWN
+    se.var_to_range[s0] = VR(3, 3)  # no version bump
+    assert decide(b, sympy.Eq(s0, 3)).truth is Truth.TRUE
+    se.var_to_range[s0] = VR(2)  # widened behind it too: the facts are rebuilt, never stale
+    assert decide(b, sympy.Eq(s0, 3)).truth is Truth.UNKNOWN and b.stats.rebuilds == 1

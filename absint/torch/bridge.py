@@ -255,6 +255,9 @@ class ShapeEnvBridge:
         open (:meth:`_size_oblivious`); such an answer says ``by="size-oblivious"``."""
         if not reading.is_boolean(expr):
             return Answer(Truth.UNKNOWN, "not-boolean", "none")
+        if self._ranges_moved(expr):
+            self.seen.key = None  # the next sync reads everything again
+            self.sync()
         answer = self.answers.get((expr, size_oblivious))
         if answer is None:
             answer = self._decide(expr) if not size_oblivious else self._size_oblivious(expr)
@@ -286,6 +289,15 @@ class ShapeEnvBridge:
             self.stats.errors[f"size-oblivious: {type(e).__name__}"] += 1
             return plain
         return plain if v.truth is Truth.UNKNOWN else Answer(v.truth, "size-oblivious", route)
+
+    def _ranges_moved(self, expr) -> bool:
+        """Whether the range of a symbol of ``expr`` was replaced without the ShapeEnv's
+        version moving: export narrows ranges by ``shape_env.var_to_range[s] &= user_vr``
+        (torch 2.13 ``_export/non_strict_utils.py``), which the state key cannot see
+        (PyTorch's draft export then asked ``Eq(s97, 3)`` of a range now [3, 3]). Only the
+        question's own symbols are looked at: a dictionary lookup each."""
+        ranges, seen = self.se.var_to_range, self.seen.range_objects
+        return any(s in seen and ranges.get(s) is not seen[s] for s in _symbols(expr))
 
     def _oblivious_bounds(self, s) -> list:
         lo, hi = reading.integer_range(self.se.var_to_range.get(s))
