@@ -4,7 +4,8 @@ A comparison ``t <op> 0`` is read off the value of ``t``'s key (interval, then
 congruence), then off the values a disequality excluded, the non-zero factors of a
 product, Miné's intervalisation of a sum with shared atoms, and the bound of a product
 through a dominating one; each of these asks the facade. ``and``/``or`` combine their
-operands' truths; a Bool variable is decided by the literals asserted.
+operands' truths, and an ``or`` they leave open holds when a disjunction the facts keep
+has all its disjuncts among its own; a Bool variable is decided by the literals asserted.
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ class Entailment:
             else:
                 r = self._leaf(node.args[i])
             absorbing = node.kind == OR
+            if r is _END and out is None and absorbing and self.facade.clause_implied(node):
+                out = True  # a kept clause implies it (asked only when the operands left it open)
             if r is _END or r is absorbing:
                 stack.pop()
                 value = known[node.id] = out if r is _END else absorbing

@@ -65,6 +65,10 @@ class Facade(Protocol):
     def literal_truth(self, b: Term) -> bool | None:
         """The truth of a Bool variable or its negation, as asserted."""
 
+    def clause_implied(self, b: Term) -> bool:
+        """Whether a disjunction the facts keep implies the normal ``or`` ``b`` (its
+        disjuncts are all among ``b``'s)."""
+
     def product_bound(self, p: Term, upper: bool) -> object | None:
         """A bound of the product ``p`` through a dominating, bounded product."""
 

@@ -132,6 +132,19 @@ class Facts:
             else:
                 self._wait(g)
 
+    def clause_implied(self, b: Term) -> bool:
+        """Whether a kept disjunction has all its disjuncts among those of ``b`` (a normal
+        ``or``), so the fact implies ``b``. PyTorch asks its own runtime asserts again as
+        questions; the layers, reading one disjunct at a time, leave such a clause open."""
+        if not self._disjunctions:
+            return False
+        wanted = set(b.args)
+        for g in self._disjunctions:
+            g = self.normal_form.normalize(g)
+            if g.kind == OR and wanted.issuperset(g.args):
+                return True
+        return False
+
     def _wait(self, g: Term) -> None:
         """A disjunction waits until all but one disjunct are refuted."""
         self._disjunctions.append(g)

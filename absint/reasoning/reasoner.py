@@ -90,6 +90,9 @@ class Reasoner:
     def literal_truth(self, b: Term) -> bool | None:
         return self._intake.literal_truth(b)
 
+    def clause_implied(self, b: Term) -> bool:
+        return self._intake.clause_implied(b)
+
     def product_bound(self, p: Term, upper: bool):
         return self.products.bound(p, upper)
 
