@@ -187,3 +187,28 @@ def test_every_package_directory_is_a_package():
             if d.is_dir() and d.name != "__pycache__" and any(d.glob("*.py")):
                 assert (d / "__init__.py").exists(), f"{d} has modules but no __init__.py"
     assert os.path.isdir(ROOT / "domains")
+
+
+def network_writes(tree: ast.AST) -> list[int]:
+    """Lines that assign a field of a value network (``x.network.f = ...``, ``network.f += ...``)."""
+    out = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            if isinstance(t, ast.Attribute):
+                owner = t.value
+                name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
+                if name == "network":
+                    out.append(node.lineno)
+    return out
+
+
+def test_only_the_network_writes_its_own_fields():
+    """The facade is closed: layers ask the network (``contradict``, ``values_changed``,
+    ``budget_at_most``), never write its fields; the check finds a planted write."""
+    found = {name: network_writes(ast.parse(path.read_text())) for name, path in _sources().items()
+             if name != "absint.reasoning.network"}
+    assert {k: v for k, v in found.items() if v} == {}
+    planted = "def f(self):\n    self.network.budget = 3\n    network.epoch += 1\n"
+    assert network_writes(ast.parse(planted)) == [2, 3]

@@ -201,14 +201,8 @@ def split_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: Spli
         return Truth.UNKNOWN
     if backoff is not None and budget.backoff and not backoff.admits():
         return Truth.UNKNOWN
-    network = reasoner.network
-    saved = network.budget
-    if budget.propagation is not None:
-        network.budget = min(saved, budget.propagation)
-    try:
+    with reasoner.network.budget_at_most(budget.propagation):
         truth = _split(reasoner, g, budget, budget.depth, _Spent())
-    finally:
-        network.budget = saved
     if backoff is not None:
         backoff.record(truth is not Truth.UNKNOWN)
     return truth

@@ -67,7 +67,7 @@ class Facts:
         kind = g.kind
         if kind == CONST:
             if g.data is False:
-                self.network.contradiction = True
+                self.network.contradict()
             return
         if kind == AND:
             for a in g.args:
@@ -82,9 +82,9 @@ class Facts:
             return
         if kind in (VAR, NOT):
             if T.not_(g) in self._literals:
-                self.network.contradiction = True
+                self.network.contradict()
             self.trail.add(self._literals, g)
-            self.network.epoch += 1
+            self.network.values_changed()
             return
         self._compare(kind, g)
 
@@ -125,7 +125,7 @@ class Facts:
             if any(truth(a) is True for a in open_):
                 continue
             if not open_:
-                self.network.contradiction = True
+                self.network.contradict()
                 return
             if len(open_) == 1:
                 self._assume(open_[0])

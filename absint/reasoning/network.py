@@ -15,10 +15,11 @@ asserted, decide the same guard later without any relational domain.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import deque
 from fractions import Fraction
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from absint.lang import terms as T
 from absint.lang.kinds import CONST, DEF, ITE, LIN, NE, VAR, Kind
@@ -74,6 +75,30 @@ class ValueNetwork:
         self._sums: dict[Term, object] = {}
         self._positions: dict[Term, dict[Term, int]] = {}  # a long sum's operand -> its index
         self._tracker = getattr(domain, "sum_tracker", None)
+
+    # ------------------------------------------------------------ what other layers may change
+
+    def contradict(self) -> None:
+        """The facts were found inconsistent (by the fact intake, on a disjunction or a
+        literal and its negation): every later question is vacuous."""
+        self.contradiction = True
+
+    def values_changed(self) -> None:
+        """Something the values' caches compare moved outside the keys (an asserted
+        literal): :attr:`epoch` grows."""
+        self.epoch += 1
+
+    @contextlib.contextmanager
+    def budget_at_most(self, steps: int | None) -> Iterator[None]:
+        """Propagation limited to ``steps`` per fact inside the block (case splitting's
+        branches), the budget restored after it; None leaves it as it is."""
+        saved = self.budget
+        if steps is not None:
+            self.budget = min(saved, steps)
+        try:
+            yield
+        finally:
+            self.budget = saved
 
     # ------------------------------------------------------------ reading (the Network protocol)
 
