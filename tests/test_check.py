@@ -155,7 +155,7 @@ def test_a_file_over_the_time_limit_is_reported_and_the_others_are_still_checked
     code = main(["check", str(tmp_path), "--timeout", "2"])
     captured = capsys.readouterr()
     assert code == 1
-    assert captured.err == "a_slow.smt2: timeout after 2 s\n"
+    assert captured.err == f"{tmp_path / 'a_slow.smt2'}: timeout after 2 s\n"
     assert "good.smt2: ok" in captured.out and "2 file(s), 1 with a problem" in captured.out
 
 
@@ -167,7 +167,7 @@ def test_a_file_over_the_memory_limit_is_reported_and_the_others_are_still_check
     write(tmp_path, "good.smt2", GOOD)
     assert main(["check", str(tmp_path), "--max-memory", "256"]) == 1
     captured = capsys.readouterr()
-    assert captured.err == "hog.smt2: memory limit exceeded (256 MB)\n"
+    assert captured.err == f"{tmp_path / 'hog.smt2'}: memory limit exceeded (256 MB)\n"
     assert "good.smt2: ok" in captured.out
 
 

@@ -36,6 +36,7 @@ from absint.batch.executors import (
 )
 from absint.batch.jsonl import JsonlSink, ResultsBusy, read_records
 from absint.batch.record import FileRecord, readable
+from absint.cli.runner import PROBLEM, Outcome, add_paths, each_file
 from absint.cli.budgets import add_budget_arguments
 from absint.presets import option as preset_option
 from absint.lang.terms import fresh_table
@@ -93,9 +94,7 @@ def _cores() -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG)
     parser.add_argument("--jsonl", metavar="OUT", help="write one JSON record per file to OUT")
     parser.add_argument("--resume", action="store_true",
                         help="keep the records already in OUT (same file name and SHA-256) and analyse only the rest")
@@ -481,23 +480,17 @@ def run(args) -> int:
 def _asserts(args) -> int:
     """``--asserts``: each file's asserts, one line (or JSON object) each."""
     from absint.explain import assert_rows
-    from absint.readers.files import load_program, smt2_files
+    from absint.readers.files import load_program
 
-    files = smt2_files(args.paths)
-    if not files:
-        print("absint analyze: no .smt2 files found", file=sys.stderr)
-        return 2
-    failed = 0
-    for path in files:
+    def job(path: str, presets: tuple[str, ...]) -> Outcome:
         with fresh_table():
             loaded = load_program(path, label=path)
             if not loaded.ok:
-                print(" ".join(str(loaded.error).split()), file=sys.stderr)
-                failed += 1
-                continue
-            for row in assert_rows(loaded.program, preset_option.names(args)):
-                print(json.dumps(row.to_json(path)) if args.json else row.line(), flush=True)
-    return 1 if failed else 0
+                return Outcome(None, (), (" ".join(str(loaded.error).split()),), PROBLEM)
+            rows = assert_rows(loaded.program, presets)
+            return Outcome(tuple(r.to_json(path) for r in rows), tuple(r.line() for r in rows))
+
+    return each_file(args, "analyze", job, budgeted=False)
 
 
 def _run(args, sink: JsonlSink | None, executor, where: str, tasks: list[Task], kept: dict,

@@ -10,9 +10,7 @@ at every point that satisfies all of them.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import sys
 from fractions import Fraction
 from typing import Iterable
 
@@ -27,7 +25,8 @@ from absint.presets import option as preset_option
 from absint.reasoning.reasoner import Reasoner
 from absint.readers.files import load_program
 from absint.lang.terms import BOOL, INT, Term
-from absint.cli.budgets import add_budget_arguments, max_size, planned_files, warm_up, within_budget
+from absint.cli.budgets import add_budget_arguments, max_size
+from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, add_paths, each_file, files_with_errors
 
 NONE = "-"  # an empty cell of the table
 
@@ -296,9 +295,7 @@ def _pieces(pieces: tuple[str, ...] | None, combine: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG)
     parser.add_argument("--symbol", "-s", action="append", metavar="NAME", dest="symbols",
                         help="report this symbol or output instead of the unbacked symbols (repeatable); "
                              "a file without it is a usage error")
@@ -315,27 +312,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    planned = planned_files(args, "bounds")
-    if planned is None:
-        return 2
-    files, presets = planned
-    # the presets' facts are built in each file's forked job, from the program it loads
-    options = dict(names=args.symbols, outputs=args.outputs, int32=args.int32, smtlib=args.smtlib,
-                   max_size=max_size(args), presets=presets)
-    warm_up(lambda path: bounds_of_file(path, **options))
-    failed = usage = 0
-    for path in files:
-        report, over = within_budget(lambda: bounds_of_file(path, **options), path, args)
-        if over is not None:
-            report = FileBounds(path, error=over)
-        if report.error is not None:
-            print(report.error, file=sys.stderr)
-            usage += report.usage_error
-            failed += not report.usage_error
-        if args.json:
-            print(json.dumps(report.to_json()), flush=True)
-        elif report.error is None:
-            print("\n".join(table(report)), flush=True)
-    if not args.json and len(files) > 1:
-        print(f"{len(files)} file(s), {failed + usage} with an error")
-    return 2 if usage else 1 if failed else 0
+    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+        report = bounds_of_file(path, max_size(args), names=args.symbols, outputs=args.outputs, int32=args.int32,
+                                smtlib=args.smtlib, presets=presets)
+        status = OK if report.error is None else USAGE if report.usage_error else PROBLEM
+        return Outcome(report.to_json(), tuple(table(report)) if report.error is None else (),
+                       (report.error,) if report.error is not None else (), status)
+
+    return each_file(args, "bounds", job, summary=files_with_errors)

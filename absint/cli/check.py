@@ -7,7 +7,6 @@ normalised something wrongly.
 
 from __future__ import annotations
 
-import os
 
 import attrs
 
@@ -103,13 +102,10 @@ exit status: 0 if every file was read, parsed and every assert holds (or
 
 
 def add_arguments(parser) -> None:
-    import argparse
-
     from absint.cli.budgets import add_budget_arguments
+    from absint.cli.runner import add_paths
 
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG)
     add_budget_arguments(parser)
     preset_option.add_argument(parser)
     parser.add_argument("--json", action="store_true",
@@ -118,27 +114,12 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import json
-    import sys
+    from absint.cli.budgets import max_size
+    from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, each_file
 
-    from absint.cli.budgets import max_size, planned_files, warm_up, within_budget
+    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+        report = check_file(path, max_size(args), presets)
+        status = USAGE if report.refused is not None else OK if report.ok else PROBLEM
+        return Outcome(report.to_json(), (report.summary(),), status=status)
 
-    planned = planned_files(args, "check")
-    if planned is None:
-        return 2
-    files, presets = planned
-    warm_up(lambda path: check_file(path, presets=presets))
-    failed = refused = 0
-    for f in files:
-        name = os.path.basename(f)
-        report, over = within_budget(lambda: check_file(f, max_size(args), presets), name, args)
-        if over is not None:
-            print(over, file=sys.stderr, flush=True)
-            failed += 1
-            continue
-        print(json.dumps(report.to_json()) if args.json else report.summary(), flush=True)
-        failed += not report.ok
-        refused += report.refused is not None
-    if not args.json:
-        print(f"{len(files)} file(s), {failed} with a problem")
-    return 2 if refused else 1 if failed else 0
+    return each_file(args, "check", job, summary=lambda n, tally: f"{n} file(s), {tally['problems']} with a problem")

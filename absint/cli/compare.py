@@ -30,6 +30,7 @@ from absint.compare.session import Session
 from absint.compare.summary import summarize
 from absint.compare.terminal import print_terminal, progress
 from absint.readers.files import smt2_files
+from absint.cli.runner import add_paths
 
 DEFAULT_AGAINST = "z3"
 
@@ -53,9 +54,7 @@ exit status: 0 when no verdict is unsound and every file was read alike by all
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG)
     parser.add_argument("--against", action="append", choices=registry.against_choices(), default=None,
                         help="reasoner to compare with; repeat for both (default: z3)")
     parser.add_argument("--timeout-ms", type=int, default=1000, metavar="N",

@@ -11,13 +11,12 @@ a counterexample the evaluator checked; ``--export`` writes the description as
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
 import attrs
 
-from absint.cli.budgets import planned_files
+from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, add_paths, each_file
 from absint.inputs.description import ValidInputs, describe_program, ranges_of, readable_smtlib
 from absint.inputs.export import export_text
 from absint.inputs.within import BadDeclaration, Violation, parse_ranges, violations
@@ -154,9 +153,7 @@ def _range_text(r) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG)
     parser.add_argument("--json", action="store_true", help="one JSON object per file and line")
     parser.add_argument("--within", metavar="RANGES",
                         help="declared ranges, 'x=1..64,y=32..512': report the asserts that can fail inside them")
@@ -172,36 +169,29 @@ def run(args) -> int:
     except BadDeclaration as e:
         print(f"absint inputs: --within: {e}", file=sys.stderr)
         return 2
-    planned = planned_files(args, "inputs", budgeted=False)
-    if planned is None:
-        return 2
-    files, presets = planned
-    failed = usage = can_fail = 0
-    for path in files:
-        report = inputs_of_file(path, within, args.export, presets)
-        usage += report.usage_error
-        failed += report.error is not None and not report.usage_error
-        can_fail += bool(report.found)
-        _print(report, args, within is not None)
-    if not args.json and len(files) > 1:
-        print(f"{len(files)} file(s), {failed + usage} with an error"
-              + (f", {can_fail} where an assert can fail" if within else ""))
-    return 2 if usage else 1 if failed or can_fail else 0
+    return each_file(args, "inputs", lambda path, presets: _outcome(inputs_of_file(path, within, args.export, presets),
+                                                                    args, within is not None),
+                     budgeted=False, summary=_summary(within is not None))
 
 
-def _print(report: FileInputs, args, within: bool) -> None:
-    if report.error is not None:
-        print(report.error, file=sys.stderr)
-    for v in report.undecided:
-        print(v.message(), file=sys.stderr)
-    if args.json:
-        print(json.dumps(report.to_json(within)), flush=True)
-        return
-    if report.error is not None:
-        return
-    if args.export:
-        print(report.export, flush=True)
-    else:
-        print("\n".join(summary(report)), flush=True)
-    for v in report.found:
-        print(v.message(), flush=True)
+def _outcome(report: FileInputs, args, within: bool) -> Outcome:
+    """The report as the runner prints it: errors and undecided guards on stderr; the export,
+    or the summary and the inputs that make a guard fail, on stdout."""
+    messages = ((report.error,) if report.error is not None else ()) + tuple(v.message() for v in report.undecided)
+    text: tuple[str, ...] = ()
+    if report.error is None:
+        text = (report.export,) if args.export else tuple(summary(report))
+        text += tuple(v.message() for v in report.found)
+    error = report.error is not None
+    status = USAGE if report.usage_error else PROBLEM if error or report.found else OK
+    return Outcome(report.to_json(within), text, messages, status,
+                   {"errors": int(error), "can_fail": int(bool(report.found))})
+
+
+def _summary(within: bool):
+    def line(n: int, tally) -> str | None:
+        if n < 2:
+            return None
+        return f"{n} file(s), {tally['errors']} with an error" + (
+            f", {tally['can_fail']} where an assert can fail" if within else "")
+    return line

@@ -12,13 +12,12 @@ symbols); otherwise (an unbacked size in it) only its bounds describe it over th
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 import attrs
 
 from absint.cli.bounds import assume_program, json_number, number, one_line
-from absint.cli.budgets import add_budget_arguments, max_size, planned_files, warm_up, within_budget
+from absint.cli.budgets import add_budget_arguments, max_size
+from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, add_paths, each_file, files_with_errors
 from absint.lang import terms as T
 from absint.lang.kinds import CONST
 from absint.lang.printer import to_infix, to_smtlib
@@ -149,9 +148,7 @@ def table(report: FileOutputs, smtlib: bool = False) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG)
     parser.add_argument("--json", action="store_true", help="one JSON object per file and line instead of the table")
     parser.add_argument("--smtlib", action="store_true",
                         help="write expressions in SMT-LIB syntax, (* s0 s1), instead of the readable s0*s1")
@@ -160,27 +157,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    planned = planned_files(args, "outputs")
-    if planned is None:
-        return 2
-    files, presets = planned
-    # the presets' facts are built in each file's forked job, from the program it loads
-    warm_up(lambda path: outputs_of_file(path, presets, max_size(args)))
-    failed = usage = outputs = constants = 0
-    for path in files:
-        report, over = within_budget(lambda: outputs_of_file(path, presets, max_size(args)), path, args)
-        if over is not None:
-            report = FileOutputs(path, presets=presets, error=over)
-        if report.error is not None:
-            print(report.error, file=sys.stderr)
-            usage += report.usage_error
-            failed += not report.usage_error
-        outputs += len(report.outputs)
-        constants += sum(o.constant is not None for o in report.outputs)
-        if args.json:
-            print(json.dumps(report.to_json()), flush=True)
-        elif report.error is None:
-            print("\n".join(table(report, args.smtlib)), flush=True)
-    if not args.json and len(files) > 1:
-        print(f"{len(files)} file(s), {failed + usage} with an error; {outputs} output(s), {constants} constant")
-    return 2 if usage else 1 if failed else 0
+    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+        report = outputs_of_file(path, presets, max_size(args))
+        status = OK if report.error is None else USAGE if report.usage_error else PROBLEM
+        tally = {"outputs": len(report.outputs), "constant": sum(o.constant is not None for o in report.outputs)}
+        return Outcome(report.to_json(), tuple(table(report, args.smtlib)) if report.error is None else (),
+                       (report.error,) if report.error is not None else (), status, tally)
+
+    return each_file(args, "outputs", job, summary=_summary)
+
+
+def _summary(n: int, tally) -> str | None:
+    if n < 2:
+        return None
+    return f"{files_with_errors(n, tally)}; {tally['outputs']} output(s), {tally['constant']} constant"

@@ -18,6 +18,7 @@ from absint.lang.program import Program
 from absint.presets.explore import DEFAULT_COMBINATIONS, PresetRow, combinations_from, explore
 from absint.presets.facts import PRESETS, PresetError
 from absint.readers.files import load_program
+from absint.cli.runner import add_paths
 
 #: open asserts listed per combination in the table (all of them are in --json)
 OPEN_SHOWN = 8
@@ -104,9 +105,7 @@ def table(report: FileReport) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG)
     parser.add_argument("--preset", action="append", metavar="NAME[,NAME...]",
                         help="a preset or comma-joined combination to report ('none': no preset); repeatable; "
                              "default: the combinations listed below")

@@ -10,11 +10,10 @@ when it is proved, never as an empty list.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 import attrs
 
+from absint.cli.runner import OK, PROBLEM, Outcome, add_paths, each_file
 from absint.lang import terms as T
 from absint.reasoning.reasoner import Reasoner
 from absint.readers.smtlib import SmtLibError, read_file
@@ -115,9 +114,7 @@ def lines(report: FileSamples, exhaustive: bool) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="SPEC", help=".smt2 specs or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG, "SPEC")
     parser.add_argument("-n", type=_natural, default=10, metavar="N", help="samples per spec (default 10)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one)")
     parser.add_argument("--exhaustive", action="store_true",
@@ -146,21 +143,10 @@ def _natural(text: str) -> int:
 
 
 def run(args) -> int:
-    from absint.readers.files import smt2_files
+    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+        report = sample_file(path, args.n, args.seed, args.exhaustive, args.limit, not args.count_only, args.largest)
+        failed = report.error is not None
+        return Outcome(report.to_json(args.exhaustive), () if failed else tuple(lines(report, args.exhaustive)),
+                       (report.error,) if failed else (), PROBLEM if failed else OK)
 
-    files = smt2_files(args.paths)
-    if not files:
-        print("absint sample: no .smt2 files found", file=sys.stderr)
-        return 2
-    failed = 0
-    for path in files:
-        report = sample_file(path, args.n, args.seed, args.exhaustive, args.limit, not args.count_only,
-                             args.largest)
-        if report.error is not None:
-            print(report.error, file=sys.stderr)
-            failed += 1
-        if args.json:
-            print(json.dumps(report.to_json(args.exhaustive)), flush=True)
-        elif report.error is None:
-            print("\n".join(lines(report, args.exhaustive)), flush=True)
-    return 1 if failed else 0
+    return each_file(args, "sample", job, budgeted=False)

@@ -10,12 +10,11 @@ checked by the evaluator against every assert and want; the outputs evaluated th
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 import attrs
 
-from absint.cli.budgets import planned_files
+from absint.cli.runner import PROBLEM, USAGE, Outcome, add_paths, each_file
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.numerals import brief
@@ -162,9 +161,7 @@ def _one_line(text: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".smt2 files or directories (searched for *.smt2)")
+    add_paths(parser, EPILOG)
     parser.add_argument("--want", "-w", action="append", required=True, metavar="WANT", dest="wants",
                         help="a condition the point must satisfy, infix or SMT-LIB (repeatable)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random values tried (default 0)")
@@ -188,20 +185,12 @@ def run(args) -> int:
     if args.budget < 1 or not args.time_limit > 0:
         print("absint solve: --budget and --time-limit must be positive", file=sys.stderr)
         return 2
-    planned = planned_files(args, "solve", budgeted=False)
-    if planned is None:
-        return 2
-    files, presets = planned
     budget = Budget(args.budget, args.time_limit)
-    failed = usage = 0
-    for path in files:
+
+    def job(path: str, presets: tuple[str, ...]) -> Outcome:
         report = solve_file(path, args.wants, budget, args.seed, presets)
-        if report.status == "error":
-            print(report.reason, file=sys.stderr)
-            usage += report.usage_error
-            failed += not report.usage_error
-        if args.json:
-            print(json.dumps(report.to_json()), flush=True)
-        elif report.status != "error":
-            print(report.line(), flush=True)
-    return 2 if usage else 1 if failed else 0
+        if report.status != "error":
+            return Outcome(report.to_json(), (report.line(),))
+        return Outcome(report.to_json(), (), (report.reason,), USAGE if report.usage_error else PROBLEM)
+
+    return each_file(args, "solve", job, budgeted=False)
