@@ -109,6 +109,17 @@ def test_a_fixed_remainder_moves_the_constant_out_and_cancels_a_multiple():
     assert r.simplify(T.mod(T.add(x, c(3)), c(4))).term is c(3)  # the bounds are a point
 
 
+def test_a_multiple_of_a_quotient_cancels_once_the_quotient_is_presented():
+    """``4*((4*x) div 16)`` is presented ``4*(x div 4)``: exactly ``x`` where 16 divides ``x``
+    (issue 22's ``16*(x//16)`` in a disguise), ``x - 1`` where ``x mod 4 = 1`` and the
+    numerator carries 8, and left as it is where nothing fixes the remainder."""
+    quarter = T.scale(T.div(T.scale(x, 4), c(16)), 4)
+    assert _reasoner(T.eq(T.mod(x, c(16)), c(0)), T.ge(x, c(16))).simplify(quarter).term is x
+    shifted = T.scale(T.div(T.add(T.scale(x, 4), c(8)), c(16)), 4)
+    assert _reasoner(T.eq(T.mod(x, c(4)), c(1))).simplify(shifted).term is T.sub(x, c(1))
+    assert _reasoner(T.ge(x, c(0))).simplify(quarter).term is T.scale(T.div(x, c(4)), 4)
+
+
 def test_a_term_the_facts_fix_is_its_constant_even_when_nonlinear():
     facts = [T.eq(x, c(6)), T.ge(y, c(1))]
     r = _reasoner(*facts)
@@ -202,6 +213,8 @@ def test_z3_proves_each_simplified_output_equal_under_the_asserts(generated):
     ([T.ge(x, c(0))], T.div(T.add(T.div(T.add(T.div(T.add(x, c(1)), c(2)), c(1)), c(2)), c(1)), c(2))),
     ([], T.mod(T.add(T.scale(T.mod(x, c(12)), 3), y, c(5)), c(4))),
     ([T.eq(T.mod(y, c(4)), c(1))], T.add(T.div(T.add(y, c(6)), c(4)), T.mod(T.scale(y, 6), c(12)))),
+    ([T.eq(T.mod(x, c(16)), c(0))], T.scale(T.div(T.scale(x, 4), c(16)), 4)),
+    ([T.eq(T.mod(x, c(4)), c(1))], T.scale(T.div(T.add(T.scale(x, 4), c(8)), c(16)), 4)),
 ])
 def test_z3_proves_each_rewrite_equal_under_its_facts(facts, term):
     from tests.z3_check import z3_implies

@@ -149,18 +149,27 @@ def fixed_remainder(r: Asker, x: Term, d: int) -> int | None:
 
 def _exact_multiples(r: Asker, s: Term, args: tuple[Term, ...], out: dict[int, Term]) -> Term:
     """``c*d*(x div d) = c*(x - rem)`` when ``x mod d = rem`` under the facts: then
-    ``x = d*(x div d) + rem`` exactly. Other atoms stay as presented."""
+    ``x = d*(x div d) + rem`` exactly. Tried on the atom as written, then as presented
+    (``4*((4*x) div 16)`` is presented ``4*(x div 4)``, exact where ``x mod 4`` is fixed).
+    Other atoms stay as presented."""
     coefs, k = s.data
     parts: list[Term] = [T.const(k)]
     for a, p, v in zip(s.args, args, coefs):
-        if a.kind == DIV and _positive_constant(a.args[1]) and v % a.args[1].data == 0:
-            d = a.args[1].data
-            rem = fixed_remainder(r, a.args[0], d)
-            if rem is not None:
-                parts.append(T.scale(T.sub(out[a.args[0].id], T.const(rem)), v // d))
-                continue
-        parts.append(T.scale(p, v))
+        exact = _exact_multiple(r, a, v, out[a.args[0].id]) if a.kind == DIV else None
+        if exact is None and p.kind == DIV:
+            exact = _exact_multiple(r, p, v, p.args[0])
+        parts.append(T.scale(p, v) if exact is None else exact)
     return T.add(*parts)
+
+
+def _exact_multiple(r: Asker, q: Term, v: int, x_shown: Term) -> Term | None:
+    """``v*q`` for ``q = x div d`` as ``(v/d)*(x_shown - rem)`` (``x_shown``: ``x`` as
+    presented) when ``d`` divides ``v`` and the facts fix ``x mod d = rem``; else None."""
+    if not _positive_constant(q.args[1]) or v % q.args[1].data:
+        return None
+    d = q.args[1].data
+    rem = fixed_remainder(r, q.args[0], d)
+    return None if rem is None else T.scale(T.sub(x_shown, T.const(rem)), v // d)
 
 
 def _divided(r: Asker, s: Term, x: Term, d: int) -> Term:
