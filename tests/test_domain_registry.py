@@ -1,0 +1,58 @@
+"""Every registered value domain (``domains.VALUE_DOMAINS``) has the shared lattice laws run
+on it for Int and Real (a ``LatticeLaws`` subclass per sort), and builds a working reasoner."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import domains
+from absint.lang import terms as T
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Truth
+
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
+
+
+def law_classes(sources: dict[str, str]) -> dict[str, set[str]]:
+    """``domain`` name -> the sorts (``INT``, ``REAL``) of the LatticeLaws subclasses
+    that set it, over the given test sources (path -> text)."""
+    out: dict[str, set[str]] = {}
+    for text in sources.values():
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.ClassDef) or "LatticeLaws" not in {getattr(b, "id", None) for b in node.bases}:
+                continue
+            fields = {t.id: v for s in node.body if isinstance(s, ast.Assign) for t in s.targets
+                      if isinstance(t, ast.Name) for v in [s.value]}
+            if "domain" in fields and "sort" in fields:
+                out.setdefault(ast.unparse(fields["domain"]), set()).add(ast.unparse(fields["sort"]).split(".")[-1])
+    return out
+
+
+def _registered_names() -> dict[str, str]:
+    """Registry name -> the name its adapter object has in its module (INTERVAL, IC, ...)."""
+    out = {}
+    for name, obj in domains.VALUE_DOMAINS.items():
+        module = __import__(type(obj).__module__, fromlist=["_"])
+        out[name] = next(k for k, v in vars(module).items() if v is obj and k.isupper())
+    return out
+
+
+def test_every_registered_domain_has_the_laws_for_both_sorts():
+    sources = {str(p): p.read_text() for p in (ROOT / "tests").rglob("test_*.py")}
+    covered = law_classes(sources)
+    assert {name: covered.get(obj_name) for name, obj_name in _registered_names().items()} == {
+        name: {"INT", "REAL"} for name in domains.VALUE_DOMAINS}
+
+
+def test_the_check_sees_a_domain_without_laws():
+    planted = {"t.py": "class TestX(LatticeLaws):\n    domain = NEW\n    sort = T.INT\n"}
+    assert law_classes(planted) == {"NEW": {"INT"}}  # no REAL: the check above would fail
+
+
+def test_every_registered_domain_builds_a_reasoner():
+    x = T.var("x", T.INT)
+    for name, d in domains.VALUE_DOMAINS.items():
+        r = Reasoner(domain=d)
+        r.assume(T.eq(x, T.const(4)))
+        assert r.decide(T.eq(x, T.const(5))).truth is Truth.FALSE, name
