@@ -1,7 +1,7 @@
 """Tiny PyTorch programs whose shape reasoning absint.torch is meant to help, and the harness
 that runs each with ``torch.export.export`` and ``torch.compile`` with absint off and on.
 
-Used by ``tests/test_torch_programs.py`` (soundness: nothing that works off fails on, no
+Used by ``tests/torch/test_torch_programs.py`` (soundness: nothing that works off fails on, no
 guard or runtime assert gained, the artifacts agree with eager on valid inputs and reject
 every bad input the artifact without absint rejects) and by ``benchmarks/torch_client.py``
 (the table in ``docs/torch.md``). Each program is a function of tensors, with an example

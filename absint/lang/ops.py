@@ -9,7 +9,7 @@ Euclidean ``div``/``mod``, ``to_int`` is floor, exact rational ``/``).
 The reader (:mod:`absint.readers.smtlib`), the printer (:mod:`absint.lang.printer`), the
 evaluator (:mod:`absint.lang.evaluator`) and the constructors' ``rebuild`` are driven by
 it. What implements a kind elsewhere (the domains' transfer functions, the sympy bridge,
-the polyhedral links) is checked against it by ``tests/test_operator_table.py``, which
+the polyhedral links) is checked against it by ``tests/project/test_operator_table.py``, which
 fails when a kind lacks a transfer function, a soundness case or a translation.
 
 This module imports no term code: the printer reads it, and terms print themselves.

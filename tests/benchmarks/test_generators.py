@@ -10,6 +10,7 @@ import pytest
 from absint.lang.evaluator import evaluate
 from absint.readers.smtlib import parse
 from benchmarks import generators as G
+from repo_paths import EXAMPLES
 
 CASES = [
     ("jagged", 1, 0), ("jagged", 3, 1), ("jagged", 8, 0), ("jagged", 8, 7),
@@ -132,9 +133,8 @@ def test_cli_help_lists_kinds(capsys):
 def test_examples_mode_matches_checked_in_examples(tmp_path):
     written = G.write_examples(str(tmp_path))
     assert sorted(os.path.basename(p) for p in written) == sorted(G.EXAMPLES)
-    repo_examples = os.path.join(os.path.dirname(__file__), os.pardir, "examples")
     for path in written:
-        mine = os.path.join(repo_examples, os.path.basename(path))
+        mine = os.path.join(EXAMPLES, os.path.basename(path))
         if os.path.exists(mine):  # the checked-in copies are regenerated, not edited
             with open(mine) as f, open(path) as g:
                 assert f.read() == g.read(), f"{mine} is stale: python -m benchmarks.generators examples"

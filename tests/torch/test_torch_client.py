@@ -100,9 +100,9 @@ def test_python_m_absint_torch_runs_a_script(tmp_path):
 
 
 def test_docs_example_runs():
-    import pathlib
+    from repo_paths import DOCS
 
-    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "torch.md").read_text()
+    text = (DOCS / "torch.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     example = [b for b in blocks if "torch.export.export" in b]
     assert len(example) == 1

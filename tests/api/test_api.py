@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import re
 
 import pytest
@@ -11,8 +10,9 @@ import sympy
 
 import absint
 from absint import DataDependentGuardError, Layer, ShapeReasoner, Truth, UnsupportedExpression
+from repo_paths import DOCS
 
-DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "api.md")
+API_PAGE = DOCS / "api.md"
 
 
 def FloorDiv(a, b):
@@ -384,7 +384,7 @@ def test_exports():
 
 
 def _doc_examples() -> list[str]:
-    with open(DOCS, encoding="utf-8") as f:
+    with open(API_PAGE, encoding="utf-8") as f:
         return re.findall(r"```python\n(.*?)```", f.read(), flags=re.S)
 
 

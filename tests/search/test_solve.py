@@ -22,8 +22,7 @@ from absint.search.labelling import Budget, Variable, divisors_of, wanted_produc
 from absint.search.solve import FOUND, IMPOSSIBLE, UNKNOWN, solve
 from absint.search.wants import WantError, WantNotRead, read_with_wants, to_smtlib_text
 from benchmarks.generators import PRELUDE_TEXT, build
-
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
+from repo_paths import EXAMPLES
 
 
 def solve_text(text: str, wants: list[str], budget: Budget = Budget(2000, 10.0), seed: int = 0,

@@ -10,8 +10,8 @@ from absint.cli import main
 from absint.lang.evaluator import truth_at
 from absint.readers.smtlib import read_file
 from programs import TRANSPOSED
+from repo_paths import EXAMPLES
 
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
 RESHAPE = os.path.join(EXAMPLES, "reshape_chain.smt2")
 
 

@@ -13,8 +13,8 @@ import os
 import pathlib
 
 import pytest
+from repo_paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = ("absint", "domains")
 MAX_FUNCTION_LINES = 60
 

@@ -26,12 +26,12 @@ from absint.reasoning.reasoner import Reasoner
 from absint.readers.smtlib import parse
 from absint.search.sampling import IMPOSSIBLE, SAT, UNKNOWN, Unsampleable, sample, solutions
 from benchmarks.generators import PRELUDE_TEXT
+from repo_paths import CORPUS, EXAMPLES
 from term_strategies import int_terms
 
 z3 = pytest.importorskip("z3")
 
-SPECS = os.path.join(os.path.dirname(__file__), "..", "examples", "specs")
-CORPUS = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus"))
+SPECS = str(EXAMPLES / "specs")
 NAMES = ("x", "y", "z")
 VARS = [T.var(n, T.INT) for n in NAMES]
 k = T.const

@@ -17,6 +17,7 @@ from absint.reasoning import case_split
 from absint.reasoning.case_split import CaseBudget
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Layer, Truth
+from repo_paths import DOCS
 from term_strategies import int_terms
 from z3_check import z3_implies
 
@@ -190,8 +191,7 @@ def test_planted_error_divisor_zero_branch_dropped_is_caught_by_z3(monkeypatch):
 
 
 def test_budget_constants_are_documented():
-    import pathlib
-    text = (pathlib.Path(__file__).parent.parent / "docs" / "architecture.md").read_text()
+    text = (DOCS / "architecture.md").read_text()
     for name in ("MAX_CASE_BRANCHES", "MAX_CASE_DEPTH", "BRANCH_PROPAGATION", "SPLIT_BACKOFF_STREAK"):
         assert name in text
     assert attrs.has(CaseBudget)

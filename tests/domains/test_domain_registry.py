@@ -4,14 +4,12 @@ on it for Int and Real (a ``LatticeLaws`` subclass per sort), and builds a worki
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import domains
 from absint.lang import terms as T
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
-
-ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
+from repo_paths import TESTS
 
 
 def law_classes(sources: dict[str, str]) -> dict[str, set[str]]:
@@ -39,7 +37,7 @@ def _registered_names() -> dict[str, str]:
 
 
 def test_every_registered_domain_has_the_laws_for_both_sorts():
-    sources = {str(p): p.read_text() for p in (ROOT / "tests").rglob("test_*.py")}
+    sources = {str(p): p.read_text() for p in TESTS.rglob("test_*.py")}
     covered = law_classes(sources)
     assert {name: covered.get(obj_name) for name, obj_name in _registered_names().items()} == {
         name: {"INT", "REAL"} for name in domains.VALUE_DOMAINS}

@@ -22,8 +22,9 @@ from absint import cli  # noqa: E402
 from absint.batch import jsonl  # noqa: E402
 from absint.batch.executors import FAULT_ENV  # noqa: E402
 from benchmarks import generators as G  # noqa: E402
+from repo_paths import ROOT  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(ROOT)
 DASK = os.path.join(os.path.dirname(sys.executable), "dask")
 FAULTS = "exit:crash.smt2"
 

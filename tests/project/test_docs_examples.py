@@ -11,8 +11,8 @@ import shlex
 import pytest
 
 from absint.cli import main
+from repo_paths import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES = ["docs/explain.md", "docs/check.md", "docs/bounds.md", "docs/analyze.md"]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -17,11 +16,9 @@ from absint.compare.z3_reference import from_reference, read_reference  # noqa: 
 from absint.lang.evaluator import evaluate  # noqa: E402
 from absint.readers.smtlib import parse_bytes  # noqa: E402
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "z3_dev.txt"
-
 from benchmarks.generators import PRELUDE_TEXT as PRELUDE  # noqa: E402
 from programs import FERMAT  # noqa: E402
+from repo_paths import CORPUS, REFERENCE  # noqa: E402
 
 #: the corpus dialect's corners: `-1` literals, a 0-ary define named `ceil` after the macro
 #: of that name, the macro still applied afterwards, Real division, div/mod by a symbol

@@ -7,12 +7,12 @@ sessions: PyTorch answered every plain question) nor the values at the example p
 from __future__ import annotations
 
 import json
-import pathlib
 import sys
 
 from absint.torch.trace import replay
+from repo_paths import DATA
 
-TRACES = pathlib.Path(__file__).resolve().parent / "data" / "torch_traces.jsonl"
+TRACES = DATA / "torch_traces.jsonl"
 
 
 def test_traces_replay_without_contradiction():

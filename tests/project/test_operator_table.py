@@ -12,7 +12,7 @@ import itertools
 from fractions import Fraction
 
 import pytest
-from test_domain_soundness import CASES as SOUNDNESS_CASES
+from domain_laws import CASES as SOUNDNESS_CASES
 
 from absint.lang import ops
 from absint.lang import terms as T

@@ -16,8 +16,7 @@ import pytest
 
 from absint.cli import main
 from absint.compare.html import page
-
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
+from repo_paths import EXAMPLES
 
 
 class Outline(HTMLParser):

@@ -22,8 +22,9 @@ from absint.batch.executors import FAULT_ENV
 from absint.cli import analyze as batch
 from absint.readers import files
 from benchmarks import generators as G
+from repo_paths import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(ROOT)
 
 
 def analyze(*argv) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import json
-import pathlib
 from fractions import Fraction
 
 import pytest
@@ -23,8 +22,8 @@ from absint.lang.kinds import Kind
 from absint.lang.ops import OPS, NotEvaluable, uninterpreted
 from absint.lang.printer import to_infix, to_smtlib
 from absint.readers import smtlib
+from repo_paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: where text is mapped to kinds: the readers and the printer may spell kinds as text
 BOUNDARY = ("absint/readers/", "absint/lang/printer.py")
 KIND_TEXTS = frozenset(k.value for k in Kind)

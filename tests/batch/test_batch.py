@@ -26,8 +26,9 @@ from absint.cli import analyze as batch
 from absint.batch.executors import FAULT_ENV, Task, parse_faults
 from absint.batch.record import FileRecord
 from benchmarks import generators as G
+from repo_paths import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(ROOT)
 
 UNKNOWN_OP = """(declare-const s0 Int)
 (set-info :example-s0 4)

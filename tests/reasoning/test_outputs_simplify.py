@@ -18,7 +18,7 @@ from absint.readers.smtlib import parse
 from absint.reasoning import simplify as S
 from absint.reasoning.reasoner import Reasoner
 from benchmarks import generators as G
-from tests.term_strategies import int_terms
+from term_strategies import int_terms
 
 x, y = T.var("x", T.INT), T.var("y", T.INT)
 c = T.const
@@ -195,7 +195,7 @@ def test_generated_outputs_simplify_to_equal_terms_at_points_satisfying_the_asse
 
 @pytest.mark.parametrize("generated", GENERATED[::2], ids=lambda g: g.kind)
 def test_z3_proves_each_simplified_output_equal_under_the_asserts(generated):
-    from tests.z3_check import z3_implies
+    from z3_check import z3_implies
 
     program, shown = _simplified_outputs(generated)
     facts = [f.term for f in program.facts]
@@ -217,7 +217,7 @@ def test_z3_proves_each_simplified_output_equal_under_the_asserts(generated):
     ([T.eq(T.mod(x, c(4)), c(1))], T.scale(T.div(T.add(T.scale(x, 4), c(8)), c(16)), 4)),
 ])
 def test_z3_proves_each_rewrite_equal_under_its_facts(facts, term):
-    from tests.z3_check import z3_implies
+    from z3_check import z3_implies
 
     shown = _reasoner(*facts).simplify(term).term
     assert shown is not term
@@ -231,7 +231,7 @@ def test_conv_stack_outputs_are_one_division_each():
     h = T.var("H", T.INT)
     assert got["output0_size2"] is T.sub(T.div(T.add(h, c(7)), c(8)), T.ONE)
     assert got["output0_stride3"] is T.ONE
-    from tests.z3_check import z3_implies
+    from z3_check import z3_implies
 
     size2 = dict(program.outputs)["output0_size2"]
     assert z3_implies([f.term for f in program.facts], T.eq(got["output0_size2"], size2))

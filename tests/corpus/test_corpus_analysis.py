@@ -9,15 +9,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from pathlib import Path
 
 import pytest
 
 from benchmarks.precision import family, read_reference, tabulate
-
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
-REFERENCE = ROOT.parent / "shared" / "reference" / "z3_dev.txt"
+from repo_paths import CORPUS, REFERENCE
 
 pytestmark = pytest.mark.corpus
 

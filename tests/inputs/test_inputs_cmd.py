@@ -27,8 +27,7 @@ from absint.inputs.export import python_name
 from absint.inputs.within import first_failing
 from benchmarks.generators import PRELUDE_TEXT, build
 from programs import TRANSPOSED
-
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
+from repo_paths import EXAMPLES
 
 #: x_size2 must be at least 35 and odd-or-zero mod 4, and x_stride0 is defined by the sizes
 PROGRAM = PRELUDE_TEXT + """
@@ -264,7 +263,7 @@ def test_api_valid_inputs():
     assert d.to_json()["smtlib"]
 
 
-POOL_SKIP = str(__import__("pathlib").Path(__file__).parent.parent / "examples" / "pool_skip.smt2")
+POOL_SKIP = str(EXAMPLES / "pool_skip.smt2")
 
 
 def test_preset_is_assumed_ahead_of_the_asserts(tmp_path, capsys):
