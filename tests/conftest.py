@@ -5,6 +5,11 @@ The folders mirror the packages (``tests/lang/`` tests ``absint/lang/``, ...) an
 across folders. The helpers beside this file (``programs.py``, ``term_strategies.py``,
 ``z3_check.py``, ``domain_laws.py``, ``torch_programs.py``, ``repo_paths.py``) are imported by
 name from any folder: ``tests/`` is on the import path (``pythonpath`` in pyproject.toml).
+
+The fixtures below are the helpers several test modules used to define for themselves: a
+program file written to the test's temporary directory, a command run in process with its
+output, a reasoner told some facts, and the shared corpus (skipped, with the reason, when
+``../shared`` is absent).
 """
 
 from __future__ import annotations
@@ -13,7 +18,22 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+from repo_paths import CORPUS, REFERENCE
+
 TESTS = Path(__file__).resolve().parent
+
+
+class _NotAPackage:
+    """Finds no module of the given names: imports of them fail as if the names were free."""
+
+    def __init__(self, names: frozenset[str]):
+        self.names = names
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in self.names:
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+        return None
 
 
 def _hide_test_folders_from_imports() -> None:
@@ -22,13 +42,74 @@ def _hide_test_folders_from_imports() -> None:
     ``tests/torch/`` and ``pytest.importorskip("torch")`` would not skip. A name that only a
     test folder provides is made unimportable; an installed package (torch, domains) still
     wins over the folder, as regular packages always do."""
+    only_folders = set()
     for folder in TESTS.iterdir():
         if not folder.is_dir() or folder.name.startswith((".", "_")) or folder.name in sys.modules:
             continue
         spec = importlib.util.find_spec(folder.name)
         if spec is not None and spec.origin is None and all(
                 Path(p).resolve().parent == TESTS for p in spec.submodule_search_locations or ()):
-            sys.modules[folder.name] = None  # import raises ModuleNotFoundError, as without the folder
+            only_folders.add(folder.name)
+    sys.meta_path.insert(0, _NotAPackage(frozenset(only_folders)))
 
 
 _hide_test_folders_from_imports()
+
+
+@pytest.fixture
+def write_program(tmp_path):
+    """``write_program(name, text) -> str``: ``text`` written to ``tmp_path / name``, whose path
+    is returned as a string (what the commands take)."""
+    def write(name: str, text: str) -> str:
+        path = tmp_path / name
+        path.write_text(text)
+        return str(path)
+
+    return write
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """``run_cli(command, *argv) -> (exit status, stdout, stderr)``: ``absint COMMAND ARGV...`` run
+    in this process; the output is what the command printed since the last read of ``capsys``."""
+    from absint.cli import main
+
+    def run(command: str, *argv: str) -> tuple[int, str, str]:
+        code = main([command, *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def reasoner_with():
+    """``reasoner_with(*facts, **options) -> Reasoner``: a fresh ``Reasoner(**options)`` that has
+    assumed ``facts`` in order. Session-scoped, so hypothesis tests may take it too (the
+    reasoners it makes are each test's own)."""
+    from absint.reasoning.reasoner import Reasoner
+
+    def make(*facts, **options) -> Reasoner:
+        r = Reasoner(**options)
+        for f in facts:
+            r.assume(f)
+        return r
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    """``../shared/corpus``, the development corpus (``*.smt2``); a test that takes it is skipped,
+    with the path looked at, when it is absent."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"../shared/corpus is absent ({CORPUS} is not a directory): the corpus tests need the shared data")
+    return CORPUS
+
+
+@pytest.fixture(scope="session")
+def z3_reference(corpus) -> Path:
+    """``../shared/reference/z3_dev.txt``, Z3's verdicts on every corpus file; skipped when absent."""
+    if not REFERENCE.is_file():
+        pytest.skip(f"../shared/reference is absent ({REFERENCE} is not a file): the corpus tests need the shared data")
+    return REFERENCE

@@ -9,7 +9,6 @@ run) are removed. No test asserts anything about wall-clock speed.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -19,7 +18,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absint import cli
 from absint.readers import files
 from absint.batch import jsonl
 from absint.cli import analyze as batch
@@ -54,10 +52,6 @@ def slow_program() -> str:
     return G.le_chain(100_000, 0)
 
 
-def analyze(*argv: str) -> int:
-    return cli.main(["analyze", *map(str, argv)])
-
-
 def records(path) -> list[dict]:
     return jsonl.read_records(str(path))
 
@@ -65,10 +59,6 @@ def records(path) -> list[dict]:
 def untimed(path) -> list[dict]:
     """The file's records without timing fields: what must be identical from run to run."""
     return [jsonl.without_timing(r) for r in records(path)]
-
-
-def by_file(path) -> dict[str, dict]:
-    return {os.path.basename(r["file"]): r for r in records(path)}
 
 
 # ------------------------------------------------------------------ the JSONL file
@@ -140,7 +130,7 @@ def test_plan_starts_largest_files_first_and_keeps_paths_apart(tmp_path):
     assert [t.name for t in tasks] == [str(tmp_path / n) for n in ("big.smt2", "small.smt2", "sub/small.smt2")]
 
 
-def test_records_keep_the_path_as_given(tmp_path, monkeypatch):
+def test_records_keep_the_path_as_given(analyze, tmp_path, monkeypatch):
     for folder in ("x", "y"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "model.smt2").write_text(G.build("conv", 4, 0).text)
@@ -166,7 +156,7 @@ def test_parse_faults():
 # ------------------------------------------------------------------ bad files, good files
 
 
-def test_each_bad_file_gets_its_reason_and_the_good_ones_complete(tmp_path, monkeypatch, capsys):
+def test_each_bad_file_gets_its_reason_and_the_good_ones_complete(analyze, by_file, tmp_path, monkeypatch, capsys):
     d = tmp_path / "in"
     d.mkdir()
     good = write_good(d)
@@ -205,7 +195,7 @@ def test_each_bad_file_gets_its_reason_and_the_good_ones_complete(tmp_path, monk
     assert "timeouts" in stdout and "slowest" in stdout
 
 
-def test_an_unresponsive_worker_is_killed_by_the_parent_and_replaced(tmp_path, monkeypatch):
+def test_an_unresponsive_worker_is_killed_by_the_parent_and_replaced(analyze, by_file, tmp_path, monkeypatch):
     from absint.batch import executors
 
     monkeypatch.setattr(executors, "SAFETY_GRACE", 0.5)
@@ -219,7 +209,7 @@ def test_an_unresponsive_worker_is_killed_by_the_parent_and_replaced(tmp_path, m
     assert [r["error"] for name, r in recs.items() if name != "hang.smt2"] == [None] * 3
 
 
-def test_good_records_are_those_of_analyze_file_in_a_fresh_interpreter(tmp_path):
+def test_good_records_are_those_of_analyze_file_in_a_fresh_interpreter(analyze, tmp_path):
     d = tmp_path / "in"
     d.mkdir()
     names = write_good(d, GOOD[:3])
@@ -233,7 +223,7 @@ def test_good_records_are_those_of_analyze_file_in_a_fresh_interpreter(tmp_path)
     assert untimed(out) == expected
 
 
-def test_output_is_sorted_and_the_same_for_any_number_of_jobs(tmp_path):
+def test_output_is_sorted_and_the_same_for_any_number_of_jobs(analyze, tmp_path):
     d = tmp_path / "in"
     d.mkdir()
     write_good(d)
@@ -246,7 +236,7 @@ def test_output_is_sorted_and_the_same_for_any_number_of_jobs(tmp_path):
     assert untimed(one) == untimed(three)
 
 
-def test_exit_status_zero_and_stats_per_layer(tmp_path, capsys):
+def test_exit_status_zero_and_stats_per_layer(analyze, tmp_path, capsys):
     d = tmp_path / "in"
     d.mkdir()
     write_good(d, GOOD[:2])
@@ -260,7 +250,7 @@ def test_exit_status_zero_and_stats_per_layer(tmp_path, capsys):
         assert layer in stdout
 
 
-def test_quiet_and_not_a_terminal_means_no_progress_and_no_file_lines(tmp_path, capsys):
+def test_quiet_and_not_a_terminal_means_no_progress_and_no_file_lines(analyze, tmp_path, capsys):
     d = tmp_path / "in"
     d.mkdir()
     write_good(d, GOOD[:1])
@@ -271,7 +261,7 @@ def test_quiet_and_not_a_terminal_means_no_progress_and_no_file_lines(tmp_path, 
     assert "files" in captured.out and "slowest" in captured.out  # the summary table
 
 
-def test_no_worker_outlives_a_run(tmp_path):
+def test_no_worker_outlives_a_run(analyze, tmp_path):
     psutil = pytest.importorskip("psutil")
     d = tmp_path / "in"
     d.mkdir()
@@ -283,7 +273,7 @@ def test_no_worker_outlives_a_run(tmp_path):
     assert alive == []
 
 
-def test_soundness_bugs_are_loud_and_fail_the_run(tmp_path, monkeypatch, capsys):
+def test_soundness_bugs_are_loud_and_fail_the_run(analyze, tmp_path, monkeypatch, capsys):
     class Buggy:
         def run(self, tasks):
             for t in tasks:
@@ -298,21 +288,21 @@ def test_soundness_bugs_are_loud_and_fail_the_run(tmp_path, monkeypatch, capsys)
     assert f"SOUNDNESS BUG: {tmp_path / 'a.smt2'}" in captured.err
 
 
-def test_usage_errors(tmp_path, capsys):
+def test_usage_errors(analyze, tmp_path, capsys):
     (tmp_path / "a.smt2").write_text(UNKNOWN_OP)
     assert analyze(tmp_path / "a.smt2", "--resume") == 2
     assert analyze(tmp_path / "a.smt2", "--executor", "dask") == 2
     assert "--scheduler" in capsys.readouterr().err
 
 
-def test_dask_missing_gives_install_hint(tmp_path, monkeypatch, capsys):
+def test_dask_missing_gives_install_hint(analyze, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     (tmp_path / "a.smt2").write_text(UNKNOWN_OP)
     assert analyze(tmp_path / "a.smt2", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1") == 2
     assert "pip install 'absint[dask]'" in capsys.readouterr().err
 
 
-def test_unreadable_file_is_a_record(tmp_path):
+def test_unreadable_file_is_a_record(analyze, tmp_path):
     out = tmp_path / "out.jsonl"
     assert analyze(tmp_path / "missing.smt2", "--jsonl", out, "--quiet") == 1
     (rec,) = records(out)
@@ -322,7 +312,7 @@ def test_unreadable_file_is_a_record(tmp_path):
 # ------------------------------------------------------------------ resume
 
 
-def test_resume_analyses_only_new_or_changed_files(tmp_path):
+def test_resume_analyses_only_new_or_changed_files(analyze, by_file, tmp_path):
     d = tmp_path / "in"
     d.mkdir()
     first = write_good(d, GOOD[:2])
@@ -349,7 +339,7 @@ def _descendants(pid: int):
         return []
 
 
-def test_sigkill_half_way_then_resume_gives_the_uninterrupted_content(tmp_path):
+def test_sigkill_half_way_then_resume_gives_the_uninterrupted_content(analyze, tmp_path):
     psutil = pytest.importorskip("psutil")
     d = tmp_path / "in"
     d.mkdir()
@@ -392,7 +382,7 @@ def test_sigkill_half_way_then_resume_gives_the_uninterrupted_content(tmp_path):
     assert untimed(out) == untimed(reference)  # timing fields differ between runs: ignored
 
 
-def test_json_prints_one_object_with_the_summary_and_the_records(tmp_path, capsys):
+def test_json_prints_one_object_with_the_summary_and_the_records(analyze, tmp_path, capsys):
     names = write_good(tmp_path, GOOD[:2])
     (tmp_path / "broken.smt2").write_text("(assert (<= x")
     out = tmp_path / "out.jsonl"
@@ -407,7 +397,7 @@ def test_json_prints_one_object_with_the_summary_and_the_records(tmp_path, capsy
     assert sum(printed["layers"].values()) == s["implied"] + s["refuted"]
 
 
-def test_verbose_narrates_each_file_from_its_record(tmp_path, capsys):
+def test_verbose_narrates_each_file_from_its_record(analyze, tmp_path, capsys):
     """``-v``: under each file's line, its reading and deciding time and the verdicts per
     layer, the same numbers as its record."""
     write_good(tmp_path, GOOD[4:5])

@@ -27,18 +27,10 @@ from repo_paths import ROOT
 REPO = str(ROOT)
 
 
-def analyze(*argv) -> int:
-    return cli.main(["analyze", *map(str, argv)])
-
-
 def analyze_process(*argv, timeout: float = 120) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "absint", "analyze", *map(str, argv)], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=timeout)
-
-
-def by_file(path) -> dict[str, dict]:
-    return {os.path.basename(r["file"]): r for r in jsonl.read_records(str(path))}
 
 
 def good(directory, name="good.smt2", n=3):
@@ -48,7 +40,7 @@ def good(directory, name="good.smt2", n=3):
 # ------------------------------------------------------------------ only regular files, read by the workers
 
 
-def test_a_fifo_and_a_device_are_records_and_the_batch_goes_on(tmp_path):
+def test_a_fifo_and_a_device_are_records_and_the_batch_goes_on(by_file, tmp_path):
     d = tmp_path / "in"
     d.mkdir()
     good(d)
@@ -64,7 +56,7 @@ def test_a_fifo_and_a_device_are_records_and_the_batch_goes_on(tmp_path):
     assert recs["zero.smt2"]["error"] == f"{d / 'zero.smt2'}: cannot read: not a regular file (a character device)"
 
 
-def test_a_file_over_max_file_size_is_a_record_and_the_batch_goes_on(tmp_path):
+def test_a_file_over_max_file_size_is_a_record_and_the_batch_goes_on(analyze, by_file, tmp_path):
     good(tmp_path)
     (tmp_path / "big.smt2").write_text("; " + "x" * (2 << 20) + "\n(check-sat)\n")
     out = tmp_path / "out.jsonl"
@@ -108,7 +100,7 @@ def test_read_regular_refuses_what_is_not_a_regular_file_or_too_large(tmp_path):
     sock.close()
 
 
-def test_max_file_size_is_documented_and_checked(capsys):
+def test_max_file_size_is_documented_and_checked(analyze, capsys):
     with pytest.raises(SystemExit):
         cli.main(["analyze", "--help"])
     assert "--max-file-size MB" in capsys.readouterr().out
@@ -118,7 +110,7 @@ def test_max_file_size_is_documented_and_checked(capsys):
 # ------------------------------------------------------------------ file names that are not UTF-8
 
 
-def test_a_file_name_that_is_not_utf8_keeps_its_record_under_a_readable_name(tmp_path, capsys):
+def test_a_file_name_that_is_not_utf8_keeps_its_record_under_a_readable_name(analyze, by_file, tmp_path, capsys):
     d = os.fsencode(tmp_path / "in")
     os.mkdir(d)
     with open(os.path.join(d, b"bad\xff.smt2"), "w") as f:
@@ -154,14 +146,14 @@ def test_a_bad_jsonl_path_is_one_line_and_exit_2_before_any_work(tmp_path, where
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.smt2", "plain"]
 
 
-def test_a_usage_error_found_after_the_results_file_was_opened_leaves_no_file(tmp_path):
+def test_a_usage_error_found_after_the_results_file_was_opened_leaves_no_file(analyze, tmp_path):
     good(tmp_path)
     out = tmp_path / "out.jsonl"
     assert analyze(tmp_path / "good.smt2", "--jsonl", out, "--executor", "dask") == 2  # no --scheduler
     assert not out.exists()
 
 
-def test_a_second_run_on_the_same_results_file_is_refused_naming_the_file(tmp_path, monkeypatch, capsys):
+def test_a_second_run_on_the_same_results_file_is_refused_naming_the_file(analyze, tmp_path, monkeypatch, capsys):
     good(tmp_path)
     out = tmp_path / "out.jsonl"
     assert analyze(tmp_path, "--jsonl", out, "--quiet") == 0
@@ -189,7 +181,7 @@ def test_the_lock_follows_the_file_across_its_rewrites(tmp_path):
 
 
 @pytest.mark.parametrize("mask", [0o022, 0o027])
-def test_the_results_file_has_the_umasks_mode(tmp_path, mask):
+def test_the_results_file_has_the_umasks_mode(analyze, tmp_path, mask):
     good(tmp_path)
     out = tmp_path / "out.jsonl"
     old = os.umask(mask)
@@ -209,7 +201,7 @@ def test_the_results_file_has_the_umasks_mode(tmp_path, mask):
 # ------------------------------------------------------------------ resume after a death
 
 
-def test_resume_retries_a_file_whose_process_died_once(tmp_path, monkeypatch):
+def test_resume_retries_a_file_whose_process_died_once(analyze, by_file, tmp_path, monkeypatch):
     good(tmp_path)
     good(tmp_path, "victim.smt2", 4)
     out = tmp_path / "out.jsonl"
@@ -229,7 +221,7 @@ def test_resume_retries_a_file_whose_process_died_once(tmp_path, monkeypatch):
     assert by_file(out) == second
 
 
-def test_a_retried_file_that_now_succeeds_gets_the_ordinary_record(tmp_path, monkeypatch):
+def test_a_retried_file_that_now_succeeds_gets_the_ordinary_record(analyze, tmp_path, monkeypatch):
     good(tmp_path, "victim.smt2", 4)
     out, fresh = tmp_path / "out.jsonl", tmp_path / "fresh.jsonl"
     monkeypatch.setenv(FAULT_ENV, "exit:victim.smt2")  # worker died (exit code 70): a death too
@@ -252,7 +244,7 @@ INCONSISTENT = """(declare-const s0 Int)
 """
 
 
-def test_an_example_point_that_violates_an_assert_is_a_warning_not_a_soundness_bug(tmp_path, capsys):
+def test_an_example_point_that_violates_an_assert_is_a_warning_not_a_soundness_bug(analyze, tmp_path, capsys):
     (tmp_path / "inconsistent.smt2").write_text(INCONSISTENT)
     out = tmp_path / "out.jsonl"
     assert analyze(tmp_path, "--jsonl", out) == 0
@@ -307,7 +299,7 @@ def test_a_point_that_is_a_real_model_of_the_asserts_before_still_catches_a_wron
     assert _violations(unbacked, Truth.TRUE) == ((), 1)  # u0 has no value: the point is no model of assert 0
 
 
-def test_two_processes_on_one_results_file_the_second_is_refused_and_the_first_keeps_all(tmp_path):
+def test_two_processes_on_one_results_file_the_second_is_refused_and_the_first_keeps_all(by_file, tmp_path):
     import time
 
     good(tmp_path)

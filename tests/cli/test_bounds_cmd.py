@@ -70,18 +70,6 @@ TOO_BIG = """\
 """
 
 
-def write(tmp_path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
-def bounds(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(["bounds", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def records(out: str) -> list[dict]:
     return [json.loads(line) for line in out.splitlines()]
 
@@ -94,26 +82,26 @@ def row(out: str, name: str) -> list[str]:
     return next(line.split() for line in out.splitlines() if line.split()[:1] == [name])
 
 
-def test_unbacked_size_gets_numeric_bounds_from_ranges_and_the_product_as_symbolic_bound(tmp_path, capsys):
-    code, out, err = bounds(capsys, write(tmp_path, "nonzero.smt2", NONZERO))
+def test_unbacked_size_gets_numeric_bounds_from_ranges_and_the_product_as_symbolic_bound(write_program, run_cli):
+    code, out, err = run_cli("bounds", write_program("nonzero.smt2", NONZERO))
     assert code == 0 and err == ""
     assert "nonzero.smt2: 5 asserts, 2 term(s) bounded" in out
     assert row(out, "u0") == ["u0", "0", "10000", "s0*s1", "-"]
 
 
-def test_symbol_without_upper_bound_has_hi_oo_and_no_symbolic_upper_bound(tmp_path, capsys):
-    code, out, _ = bounds(capsys, "--json", write(tmp_path, "nonzero.smt2", NONZERO))
+def test_symbol_without_upper_bound_has_hi_oo_and_no_symbolic_upper_bound(write_program, run_cli):
+    code, out, _ = run_cli("bounds", "--json", write_program("nonzero.smt2", NONZERO))
     u1 = by_name(records(out)[0])["u1"]
     assert code == 0
     assert (u1["lo"], u1["hi"], u1["upper"]) == (3, "oo", None)
     assert u1["lower"] is None  # 3 is already lo: no piece repeats it
-    assert row(bounds(capsys, write(tmp_path, "nonzero.smt2", NONZERO))[1], "u1") == ["u1", "3", "oo", "-", "-"]
+    assert row(run_cli("bounds", write_program("nonzero.smt2", NONZERO))[1], "u1") == ["u1", "3", "oo", "-", "-"]
 
 
-def test_json_is_one_object_per_file_with_the_documented_fields(tmp_path, capsys):
-    a = write(tmp_path, "a.smt2", NONZERO)
-    b = write(tmp_path, "b.smt2", JAGGED)
-    code, out, _ = bounds(capsys, "--json", "--int32", a, b)
+def test_json_is_one_object_per_file_with_the_documented_fields(write_program, run_cli):
+    a = write_program("a.smt2", NONZERO)
+    b = write_program("b.smt2", JAGGED)
+    code, out, _ = run_cli("bounds", "--json", "--int32", a, b)
     recs = records(out)
     assert code == 0
     assert [r["file"] for r in recs] == [a, b]
@@ -124,18 +112,18 @@ def test_json_is_one_object_per_file_with_the_documented_fields(tmp_path, capsys
     assert [s["name"] for s in recs[1]["symbols"]] == ["u0", "u1", "u2"]
 
 
-def test_symbol_bounded_by_an_eliminated_backed_size_is_bounded_by_it(tmp_path, capsys):
-    code, out, _ = bounds(capsys, "--json", write(tmp_path, "jagged.smt2", JAGGED))
+def test_symbol_bounded_by_an_eliminated_backed_size_is_bounded_by_it(write_program, run_cli):
+    code, out, _ = run_cli("bounds", "--json", write_program("jagged.smt2", JAGGED))
     syms = by_name(records(out)[0])
     assert code == 0
     assert all(syms[u]["upper"] == ["n"] and syms[u]["hi"] == "oo" for u in ("u0", "u1", "u2"))
 
 
-def test_malformed_file_is_one_error_line_and_the_other_files_are_still_reported(tmp_path, capsys):
-    good = write(tmp_path, "a_good.smt2", NONZERO)
-    bad = write(tmp_path, "b_broken.smt2", MALFORMED)
-    also_good = write(tmp_path, "c_good.smt2", JAGGED)
-    code, out, err = bounds(capsys, str(tmp_path))
+def test_malformed_file_is_one_error_line_and_the_other_files_are_still_reported(write_program, run_cli, tmp_path):
+    good = write_program("a_good.smt2", NONZERO)
+    bad = write_program("b_broken.smt2", MALFORMED)
+    also_good = write_program("c_good.smt2", JAGGED)
+    code, out, err = run_cli("bounds", str(tmp_path))
     assert code == 1
     assert err.splitlines() == [f"{bad}:3:1: unexpected end of file; expected ')'"]
     assert "Traceback" not in out + err
@@ -143,34 +131,34 @@ def test_malformed_file_is_one_error_line_and_the_other_files_are_still_reported
     assert out.splitlines()[-1] == "3 file(s), 1 with an error"
 
 
-def test_malformed_file_in_json_has_its_error_and_no_symbols(tmp_path, capsys):
-    bad = write(tmp_path, "broken.smt2", MALFORMED)
-    code, out, err = bounds(capsys, "--json", bad)
+def test_malformed_file_in_json_has_its_error_and_no_symbols(write_program, run_cli):
+    bad = write_program("broken.smt2", MALFORMED)
+    code, out, err = run_cli("bounds", "--json", bad)
     (rec,) = records(out)
     assert code == 1
     assert rec["error"].startswith(f"{bad}:3:1: unexpected end of file") and rec["symbols"] == []
     assert err.startswith(f"{bad}:3:1: ")
 
 
-def test_missing_file_is_an_error_and_the_command_goes_on(tmp_path, capsys):
+def test_missing_file_is_an_error_and_the_command_goes_on(write_program, run_cli, tmp_path):
     missing = str(tmp_path / "absent.smt2")
-    code, out, err = bounds(capsys, missing, write(tmp_path, "nonzero.smt2", NONZERO))
+    code, out, err = run_cli("bounds", missing, write_program("nonzero.smt2", NONZERO))
     assert code == 1
     assert err == f"{missing}: cannot read: No such file or directory\n"
     assert row(out, "u0")[3] == "s0*s1"
 
 
-def test_unknown_symbol_is_a_usage_error_naming_it(tmp_path, capsys):
-    path = write(tmp_path, "nonzero.smt2", NONZERO)
-    code, out, err = bounds(capsys, "--symbol", "u9", "--symbol", "u0", path)
+def test_unknown_symbol_is_a_usage_error_naming_it(write_program, run_cli):
+    path = write_program("nonzero.smt2", NONZERO)
+    code, out, err = run_cli("bounds", "--symbol", "u9", "--symbol", "u0", path)
     assert code == 2
     assert err.startswith(f"{path}: no symbol or output named 'u9' (known: s0, s1, u0, u1, output0_size0")
     assert out == ""  # nothing reported for a file with a bad name
 
 
-def test_symbol_option_reports_only_the_named_symbols_and_outputs(tmp_path, capsys):
-    path = write(tmp_path, "nonzero.smt2", NONZERO)
-    code, out, _ = bounds(capsys, "--json", "-s", "output0_size0", "-s", "s1", path)
+def test_symbol_option_reports_only_the_named_symbols_and_outputs(write_program, run_cli):
+    path = write_program("nonzero.smt2", NONZERO)
+    code, out, _ = run_cli("bounds", "--json", "-s", "output0_size0", "-s", "s1", path)
     syms = records(out)[0]["symbols"]
     assert code == 0
     assert [s["name"] for s in syms] == ["output0_size0", "s1"]
@@ -178,16 +166,16 @@ def test_symbol_option_reports_only_the_named_symbols_and_outputs(tmp_path, caps
     assert (syms[1]["lo"], syms[1]["hi"], syms[1]["upper"]) == (1, 100, None)  # not bounded by itself
 
 
-def test_outputs_option_adds_the_outputs(tmp_path, capsys):
-    code, out, _ = bounds(capsys, "--outputs", write(tmp_path, "nonzero.smt2", NONZERO))
+def test_outputs_option_adds_the_outputs(write_program, run_cli):
+    code, out, _ = run_cli("bounds", "--outputs", write_program("nonzero.smt2", NONZERO))
     assert code == 0
     assert row(out, "output0_size0") == ["output0_size0", "0", "10000", "s0*s1", "-"]
     assert row(out, "output0_stride0") == ["output0_stride0", "1", "1", "-", "-"]
 
 
-def test_int32_is_true_with_ranges_and_unknown_without(tmp_path, capsys):
-    code, out, _ = bounds(capsys, "--int32", "--json",
-                          write(tmp_path, "a.smt2", NONZERO), write(tmp_path, "b.smt2", NO_RANGES))
+def test_int32_is_true_with_ranges_and_unknown_without(write_program, run_cli):
+    code, out, _ = run_cli("bounds", "--int32", "--json",
+                          write_program("a.smt2", NONZERO), write_program("b.smt2", NO_RANGES))
     ranged, unranged = records(out)
     assert code == 0
     assert by_name(ranged)["u0"]["int32"] == "TRUE"
@@ -195,45 +183,45 @@ def test_int32_is_true_with_ranges_and_unknown_without(tmp_path, capsys):
     assert by_name(unranged)["u0"]["upper"] == ["s0*s1"]  # the symbolic bound does not need ranges
 
 
-def test_int32_is_false_when_the_symbol_is_provably_too_large(tmp_path, capsys):
-    code, out, _ = bounds(capsys, "--int32", write(tmp_path, "big.smt2", TOO_BIG))
+def test_int32_is_false_when_the_symbol_is_provably_too_large(write_program, run_cli):
+    code, out, _ = run_cli("bounds", "--int32", write_program("big.smt2", TOO_BIG))
     assert code == 0
     assert row(out, "u0") == ["u0", "2147483648", "oo", "FALSE", "-", "-"]
 
 
-def test_int32_column_only_with_the_option(tmp_path, capsys):
-    _, out, _ = bounds(capsys, write(tmp_path, "nonzero.smt2", NONZERO))
+def test_int32_column_only_with_the_option(write_program, run_cli):
+    _, out, _ = run_cli("bounds", write_program("nonzero.smt2", NONZERO))
     assert row(out, "symbol") == ["symbol", "lo", "hi", "upper", "lower"]
-    _, out, _ = bounds(capsys, "--int32", write(tmp_path, "nonzero.smt2", NONZERO))
+    _, out, _ = run_cli("bounds", "--int32", write_program("nonzero.smt2", NONZERO))
     assert row(out, "symbol") == ["symbol", "lo", "hi", "int32", "upper", "lower"]
 
 
-def test_contradictory_facts_are_reported_instead_of_vacuous_bounds(tmp_path, capsys):
-    path = write(tmp_path, "contra.smt2", CONTRADICTORY)
-    code, out, _ = bounds(capsys, path)
+def test_contradictory_facts_are_reported_instead_of_vacuous_bounds(write_program, run_cli):
+    path = write_program("contra.smt2", CONTRADICTORY)
+    code, out, _ = run_cli("bounds", path)
     assert code == 0
     assert "CONTRADICTORY" in out and f"assert 3 at {path}:" in out
     assert len(out.splitlines()) == 1  # no table of vacuous bounds
-    code, out, _ = bounds(capsys, "--json", path)
+    code, out, _ = run_cli("bounds", "--json", path)
     (rec,) = records(out)
     assert (rec["contradiction"], rec["symbols"], rec["error"]) == (2, [], None)
 
 
-def test_smtlib_option_prints_bounds_in_smtlib_syntax(tmp_path, capsys):
-    code, out, _ = bounds(capsys, "--json", "--smtlib", write(tmp_path, "nonzero.smt2", NONZERO))
+def test_smtlib_option_prints_bounds_in_smtlib_syntax(write_program, run_cli):
+    code, out, _ = run_cli("bounds", "--json", "--smtlib", write_program("nonzero.smt2", NONZERO))
     assert code == 0
     assert by_name(records(out)[0])["u0"]["upper"] == ["(* s0 s1)"]
 
 
-def test_program_without_unbacked_symbols_says_how_to_ask_for_others(tmp_path, capsys):
+def test_program_without_unbacked_symbols_says_how_to_ask_for_others(write_program, run_cli):
     text = "(declare-const s0 Int)\n(set-info :example-s0 4)\n(assert (>= s0 2))\n"
-    code, out, _ = bounds(capsys, write(tmp_path, "backed.smt2", text))
+    code, out, _ = run_cli("bounds", write_program("backed.smt2", text))
     assert code == 0
     assert "no unbacked symbols (report others with --outputs or --symbol NAME)" in out
 
 
-def test_directory_without_smt2_files_is_a_usage_error(tmp_path, capsys):
-    code, out, err = bounds(capsys, str(tmp_path))
+def test_directory_without_smt2_files_is_a_usage_error(run_cli, tmp_path):
+    code, out, err = run_cli("bounds", str(tmp_path))
     assert code == 2 and out == ""
     assert err == "absint bounds: no .smt2 files found\n"
 

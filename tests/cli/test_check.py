@@ -33,22 +33,16 @@ MALFORMED = """\
 """
 
 
-def write(tmp_path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
-def test_valid_file_is_ok(tmp_path):
-    report = check_file(write(tmp_path, "good.smt2", GOOD))
+def test_valid_file_is_ok(write_program):
+    report = check_file(write_program("good.smt2", GOOD))
     assert report.ok
     assert (report.file, report.asserts, report.holding) == ("good.smt2", 3, 3)
     assert report.failing == () and report.error is None
     assert report.summary() == "good.smt2: ok: 3 asserts, 3 hold at the example point"
 
 
-def test_assert_false_at_the_example_point_is_reported_with_its_position(tmp_path):
-    report = check_file(write(tmp_path, "bad.smt2", FAILING))
+def test_assert_false_at_the_example_point_is_reported_with_its_position(write_program):
+    report = check_file(write_program("bad.smt2", FAILING))
     assert not report.ok
     assert (report.asserts, report.holding) == (3, 2)
     assert len(report.failing) == 1
@@ -56,8 +50,8 @@ def test_assert_false_at_the_example_point_is_reported_with_its_position(tmp_pat
     assert "FAIL" in report.summary() and "bad.smt2:4:3" in report.summary()
 
 
-def test_malformed_file_is_an_error_without_traceback(tmp_path):
-    report = check_file(write(tmp_path, "broken.smt2", MALFORMED))
+def test_malformed_file_is_an_error_without_traceback(write_program):
+    report = check_file(write_program("broken.smt2", MALFORMED))
     assert not report.ok
     assert report.error.startswith("broken.smt2:3:1: unexpected end of file")
     assert "Traceback" not in report.summary()
@@ -69,50 +63,50 @@ def test_missing_file_is_an_error(tmp_path):
     assert not report.ok and "absent.smt2" in report.error
 
 
-def test_unbacked_symbols_are_counted_and_their_asserts_not_evaluable(tmp_path):
+def test_unbacked_symbols_are_counted_and_their_asserts_not_evaluable(write_program):
     text = "(declare-const u Int)\n(declare-const s Int)\n(set-info :example-s 2)\n" \
            "(assert (> s 0))\n(assert (> u 0))\n"
-    report = check_file(write(tmp_path, "unbacked.smt2", text))
+    report = check_file(write_program("unbacked.smt2", text))
     assert report.unbacked == 1
     assert report.holding == 1 and len(report.not_evaluable) == 1
     assert report.not_evaluable[0].startswith("unbacked.smt2:5:1: ")
     assert report.ok  # not evaluable is not a failure
 
 
-def test_assert_dividing_by_zero_at_the_example_point_is_not_evaluable(tmp_path):
+def test_assert_dividing_by_zero_at_the_example_point_is_not_evaluable(write_program):
     text = "(declare-const s Int)\n(set-info :example-s 0)\n(assert (> (div 4 s) 0))\n"
-    report = check_file(write(tmp_path, "zero.smt2", text))
+    report = check_file(write_program("zero.smt2", text))
     assert report.ok and report.holding == 0
     assert "division by zero" in report.not_evaluable[0]
 
 
-def test_deep_failing_assert_is_reported_not_a_crash(tmp_path):
+def test_deep_failing_assert_is_reported_not_a_crash(write_program):
     lines = ["(declare-const x Int)", "(set-info :example-x 0)", "(define-fun d0 () Int x)"]
     lines += [f"(define-fun d{k} () Int (mod (+ d{k - 1} 1) 1000))" for k in range(1, 3001)]
     lines.append("(assert (< d3000 0))")
-    report = check_file(write(tmp_path, "deep.smt2", "\n".join(lines) + "\n"))
+    report = check_file(write_program("deep.smt2", "\n".join(lines) + "\n"))
     assert not report.ok and len(report.failing) == 1
     assert report.failing[0].startswith("deep.smt2:3004:1: ")
 
 
-def test_cli_check_exits_0_when_every_file_is_ok(tmp_path, capsys):
-    code = main(["check", write(tmp_path, "good.smt2", GOOD)])
+def test_cli_check_exits_0_when_every_file_is_ok(write_program, capsys):
+    code = main(["check", write_program("good.smt2", GOOD)])
     out = capsys.readouterr().out
     assert code == 0
     assert "good.smt2: ok" in out and "1 file(s), 0 with a problem" in out
 
 
-def test_cli_check_exits_1_when_an_assert_fails(tmp_path, capsys):
-    code = main(["check", write(tmp_path, "good.smt2", GOOD), write(tmp_path, "bad.smt2", FAILING)])
+def test_cli_check_exits_1_when_an_assert_fails(write_program, capsys):
+    code = main(["check", write_program("good.smt2", GOOD), write_program("bad.smt2", FAILING)])
     out = capsys.readouterr().out
     assert code == 1
     assert "bad.smt2: FAIL" in out and "2 file(s), 1 with a problem" in out
 
 
-def test_cli_check_json_gives_one_object_per_file(tmp_path, capsys):
+def test_cli_check_json_gives_one_object_per_file(write_program, capsys):
     import json
 
-    code = main(["check", "--json", write(tmp_path, "good.smt2", GOOD), write(tmp_path, "bad.smt2", FAILING)])
+    code = main(["check", "--json", write_program("good.smt2", GOOD), write_program("bad.smt2", FAILING)])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1
     by_file = {r["file"]: r for r in lines}
@@ -120,19 +114,19 @@ def test_cli_check_json_gives_one_object_per_file(tmp_path, capsys):
     assert by_file["bad.smt2"]["failing"] and by_file["good.smt2"]["holding"] == by_file["good.smt2"]["asserts"] > 0
 
 
-def test_cli_check_exits_1_on_a_malformed_file(tmp_path, capsys):
-    code = main(["check", write(tmp_path, "broken.smt2", MALFORMED)])
+def test_cli_check_exits_1_on_a_malformed_file(write_program, capsys):
+    code = main(["check", write_program("broken.smt2", MALFORMED)])
     captured = capsys.readouterr()
     assert code == 1
     assert "broken.smt2: ERROR broken.smt2:3:1:" in captured.out
     assert "Traceback" not in captured.out + captured.err
 
 
-def test_cli_check_searches_directories(tmp_path, capsys):
+def test_cli_check_searches_directories(write_program, tmp_path, capsys):
     (tmp_path / "sub").mkdir()
-    write(tmp_path, "sub/b.smt2", GOOD)
-    write(tmp_path, "a.smt2", GOOD)
-    write(tmp_path, "notes.txt", "not a program")
+    write_program("sub/b.smt2", GOOD)
+    write_program("a.smt2", GOOD)
+    write_program("notes.txt", "not a program")
     assert main(["check", str(tmp_path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in out[:2]] == ["a.smt2", "b.smt2"]
@@ -147,11 +141,11 @@ def test_cli_check_exits_2_when_no_files_are_found(tmp_path, capsys):
 # ------------------------------------------------------------------ budgets
 
 
-def test_a_file_over_the_time_limit_is_reported_and_the_others_are_still_checked(tmp_path, capsys):
+def test_a_file_over_the_time_limit_is_reported_and_the_others_are_still_checked(write_program, tmp_path, capsys):
     from benchmarks.generators import le_chain
 
-    write(tmp_path, "a_slow.smt2", le_chain(100_000, 0))  # about 10 s of reading alone
-    write(tmp_path, "good.smt2", GOOD)
+    write_program("a_slow.smt2", le_chain(100_000, 0))  # about 10 s of reading alone
+    write_program("good.smt2", GOOD)
     code = main(["check", str(tmp_path), "--timeout", "2"])
     captured = capsys.readouterr()
     assert code == 1
@@ -159,19 +153,19 @@ def test_a_file_over_the_time_limit_is_reported_and_the_others_are_still_checked
     assert "good.smt2: ok" in captured.out and "2 file(s), 1 with a problem" in captured.out
 
 
-def test_a_file_over_the_memory_limit_is_reported_and_the_others_are_still_checked(tmp_path, monkeypatch, capsys):
+def test_a_file_over_the_memory_limit_is_reported_and_the_others_are_still_checked(write_program, tmp_path, monkeypatch, capsys):
     from absint.batch.executors import FAULT_ENV
 
     monkeypatch.setenv(FAULT_ENV, "memory:hog.smt2")  # the process checking hog.smt2 allocates too much
-    write(tmp_path, "hog.smt2", GOOD)
-    write(tmp_path, "good.smt2", GOOD)
+    write_program("hog.smt2", GOOD)
+    write_program("good.smt2", GOOD)
     assert main(["check", str(tmp_path), "--max-memory", "256"]) == 1
     captured = capsys.readouterr()
     assert captured.err == f"{tmp_path / 'hog.smt2'}: memory limit exceeded (256 MB)\n"
     assert "good.smt2: ok" in captured.out
 
 
-def test_check_budget_options_are_documented_and_checked(tmp_path, capsys):
+def test_check_budget_options_are_documented_and_checked(write_program, capsys):
     import pytest
 
     with pytest.raises(SystemExit):
@@ -179,7 +173,7 @@ def test_check_budget_options_are_documented_and_checked(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "--timeout S" in out and "--max-memory MB" in out and "--max-file-size MB" in out
     assert "timeout after" in out
-    assert main(["check", write(tmp_path, "good.smt2", GOOD), "--timeout", "-1"]) == 2
+    assert main(["check", write_program("good.smt2", GOOD), "--timeout", "-1"]) == 2
 
 
 def test_check_reads_only_regular_files(tmp_path, capsys):

@@ -50,25 +50,13 @@ UNBACKED = PRELUDE_TEXT + """
 """
 
 
-def write(tmp_path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
-def outputs(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(["outputs", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def by_name(out: str) -> dict[str, dict]:
     (record,) = [json.loads(line) for line in out.splitlines()]
     return {o["name"]: o for o in record["outputs"]}
 
 
-def test_json_has_the_documented_fields_and_constants_where_the_facts_fix_them(tmp_path, capsys):
-    code, out, err = outputs(capsys, "--json", write(tmp_path, "pooled.smt2", POOLED))
+def test_json_has_the_documented_fields_and_constants_where_the_facts_fix_them(write_program, run_cli):
+    code, out, err = run_cli("outputs", "--json", write_program("pooled.smt2", POOLED))
     assert code == 0 and err == ""
     record = json.loads(out)
     assert set(record) == {"file", "asserts", "presets", "contradiction", "outputs", "error"}
@@ -81,46 +69,46 @@ def test_json_has_the_documented_fields_and_constants_where_the_facts_fix_them(t
                                     "constant": None, "lo": 0, "hi": "oo"}
 
 
-def test_table_prints_each_output_and_the_file_line(tmp_path, capsys):
-    code, out, _ = outputs(capsys, write(tmp_path, "pooled.smt2", POOLED))
+def test_table_prints_each_output_and_the_file_line(write_program, run_cli):
+    code, out, _ = run_cli("outputs", write_program("pooled.smt2", POOLED))
     assert code == 0
     assert "pooled.smt2: 4 asserts, 4 output(s), 2 constant" in out
     assert "output0_size0    = x_size0 // 4    in [0, oo]" in out
     assert "output0_size1    = 8" in out
 
 
-def test_an_output_over_unbacked_symbols_is_not_exact_and_shows_its_bounds(tmp_path, capsys):
-    code, out, _ = outputs(capsys, "--json", write(tmp_path, "u.smt2", UNBACKED))
+def test_an_output_over_unbacked_symbols_is_not_exact_and_shows_its_bounds(write_program, run_cli):
+    code, out, _ = run_cli("outputs", "--json", write_program("u.smt2", UNBACKED))
     got = by_name(out)
     assert code == 0
     assert got["output0_size0"]["exact"] is False and (got["output0_size0"]["lo"], got["output0_size0"]["hi"]) == (0, "oo")
-    code, out, _ = outputs(capsys, write(tmp_path, "u.smt2", UNBACKED))
+    code, out, _ = run_cli("outputs", write_program("u.smt2", UNBACKED))
     assert "in [0, oo]  (over unbacked symbols: u0)" in out
 
 
-def test_contradictory_facts_are_reported_instead_of_vacuous_expressions(tmp_path, capsys):
-    code, out, _ = outputs(capsys, write(tmp_path, "c.smt2", CONTRADICTORY))
+def test_contradictory_facts_are_reported_instead_of_vacuous_expressions(write_program, run_cli):
+    code, out, _ = run_cli("outputs", write_program("c.smt2", CONTRADICTORY))
     assert code == 0 and "CONTRADICTORY facts: assert 2" in out
 
 
-def test_a_bad_file_is_an_error_and_the_others_are_reported(tmp_path, capsys):
-    bad = write(tmp_path, "bad.smt2", "(assert (> x 1)")
-    code, out, err = outputs(capsys, bad, write(tmp_path, "pooled.smt2", POOLED))
+def test_a_bad_file_is_an_error_and_the_others_are_reported(write_program, run_cli):
+    bad = write_program("bad.smt2", "(assert (> x 1)")
+    code, out, err = run_cli("outputs", bad, write_program("pooled.smt2", POOLED))
     assert code == 1 and "bad.smt2" in err and "pooled.smt2: 4 asserts" in out
 
 
-def test_an_unknown_preset_is_a_usage_error(tmp_path, capsys):
-    code, _, err = outputs(capsys, "--preset", "ge3", write(tmp_path, "pooled.smt2", POOLED))
+def test_an_unknown_preset_is_a_usage_error(write_program, run_cli):
+    code, _, err = run_cli("outputs", "--preset", "ge3", write_program("pooled.smt2", POOLED))
     assert code == 2 and "unknown preset 'ge3'" in err
 
 
-def test_conv_stack_outputs_fold_their_nested_divisions(tmp_path, capsys):
-    code, out, _ = outputs(capsys, write(tmp_path, "conv.smt2", conv_stack(4, 0)))
+def test_conv_stack_outputs_fold_their_nested_divisions(write_program, run_cli):
+    code, out, _ = run_cli("outputs", write_program("conv.smt2", conv_stack(4, 0)))
     assert code == 0 and "output0_size2           = ((H + 7) // 8) - 1" in out
 
 
-def test_bounds_outputs_shows_the_same_simplified_form(tmp_path, capsys):
-    code = main(["bounds", "--outputs", "--json", write(tmp_path, "conv.smt2", conv_stack(4, 0))])
+def test_bounds_outputs_shows_the_same_simplified_form(write_program, capsys):
+    code = main(["bounds", "--outputs", "--json", write_program("conv.smt2", conv_stack(4, 0))])
     out, _ = capsys.readouterr()
     symbols = {s["name"]: s for s in json.loads(out)["symbols"]}
     assert code == 0 and symbols["output0_size2"]["upper"] == ["((H + 7) // 8) - 1"]
@@ -143,16 +131,16 @@ def test_shape_reasoner_simplify_folds_and_fixes():
 # ------------------------------------------------------------------ budgets
 
 
-def test_a_file_over_a_budget_is_reported_and_the_others_still_shown(tmp_path, monkeypatch, capsys):
+def test_a_file_over_a_budget_is_reported_and_the_others_still_shown(write_program, run_cli, tmp_path, monkeypatch):
     import os
 
     from absint.batch.executors import FAULT_ENV
 
     monkeypatch.setenv(FAULT_ENV, "sleep:a_slow.smt2,memory:hog.smt2")
     for name in ("a_slow.smt2", "hog.smt2", "pooled.smt2"):
-        write(tmp_path, name, POOLED)
+        write_program(name, POOLED)
     os.mkfifo(tmp_path / "fifo.smt2")
-    code, out, err = outputs(capsys, "--json", "--timeout", "2", "--max-memory", "256", "--preset", "ge2",
+    code, out, err = run_cli("outputs", "--json", "--timeout", "2", "--max-memory", "256", "--preset", "ge2",
                              str(tmp_path))
     assert code == 1
     errors = err.splitlines()
@@ -164,12 +152,12 @@ def test_a_file_over_a_budget_is_reported_and_the_others_still_shown(tmp_path, m
     assert reports["pooled.smt2"]["outputs"]
 
 
-def test_outputs_budget_options_are_documented_and_checked(tmp_path, capsys):
+def test_outputs_budget_options_are_documented_and_checked(write_program, run_cli, capsys):
     import pytest
 
     with pytest.raises(SystemExit):
         main(["outputs", "--help"])
     out = capsys.readouterr().out
     assert "--timeout S" in out and "--max-memory MB" in out and "--max-file-size MB" in out
-    code, _, err = outputs(capsys, "--timeout", "-1", write(tmp_path, "pooled.smt2", POOLED))
+    code, _, err = run_cli("outputs", "--timeout", "-1", write_program("pooled.smt2", POOLED))
     assert code == 2 and "must be >= 0" in err

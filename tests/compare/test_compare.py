@@ -44,12 +44,6 @@ CONTINGENT = 2  # (<= s1 s0): true at the example point, not implied by s0 >= 0,
 from programs import FERMAT  # noqa: E402  (hard for Z3: cubes)
 
 
-def write(tmp_path: Path, name: str, text: str) -> str:
-    p = tmp_path / name
-    p.write_text(text)
-    return str(p)
-
-
 def claim(monkeypatch, text: str, index: int, verdict: Verdict) -> None:
     """Make absint claim ``verdict`` for assert ``index`` of ``text`` (a deliberate bug)."""
     target = parse_bytes(text.encode(), "x.smt2").facts[index].term  # terms are interned
@@ -68,8 +62,8 @@ def run_compare(tmp_path: Path, *args: str) -> tuple[int, dict]:
     return rc, summary
 
 
-def test_jagged_programs_produce_every_output(tmp_path, capsys):
-    paths = [write(tmp_path, f"jagged_{n}_{seed}.smt2", jagged_split(n, seed)) for n, seed in ((4, 0), (16, 1))]
+def test_jagged_programs_produce_every_output(write_program, tmp_path, capsys):
+    paths = [write_program(f"jagged_{n}_{seed}.smt2", jagged_split(n, seed)) for n, seed in ((4, 0), (16, 1))]
     rc, summary = run_compare(tmp_path, *paths)
     text = capsys.readouterr().out
     assert rc == 0
@@ -90,9 +84,9 @@ def test_jagged_programs_produce_every_output(tmp_path, capsys):
     assert [f["file"] for f in summary["files"]] == ["jagged_4_0.smt2", "jagged_16_1.smt2"]  # as given
 
 
-def test_a_wrong_true_is_caught_with_a_counterexample(tmp_path, monkeypatch, capsys):
+def test_a_wrong_true_is_caught_with_a_counterexample(write_program, tmp_path, monkeypatch, capsys):
     claim(monkeypatch, SMALL, CONTINGENT, Verdict.true(Layer.INTERVAL))
-    rc, summary = run_compare(tmp_path, write(tmp_path, "small.smt2", SMALL))
+    rc, summary = run_compare(tmp_path, write_program("small.smt2", SMALL))
     assert rc == 1
     assert "UNSOUND" in capsys.readouterr().out
     [u] = summary["unsound"]
@@ -108,9 +102,9 @@ def test_a_wrong_true_is_caught_with_a_counterexample(tmp_path, monkeypatch, cap
     assert set(u["model_of_assert"]) == {"s0", "s1"}
 
 
-def test_a_wrong_false_is_caught_with_a_witness(tmp_path, monkeypatch):
+def test_a_wrong_false_is_caught_with_a_witness(write_program, tmp_path, monkeypatch):
     claim(monkeypatch, SMALL, 1, Verdict.false(Layer.INTERVAL))
-    rc, summary = run_compare(tmp_path, write(tmp_path, "small.smt2", SMALL))
+    rc, summary = run_compare(tmp_path, write_program("small.smt2", SMALL))
     assert rc == 1
     [u] = summary["unsound"]
     assert (u["index"], u["absint"], u["kind"]) == (1, "F", "witness")
@@ -119,9 +113,9 @@ def test_a_wrong_false_is_caught_with_a_witness(tmp_path, monkeypatch):
     assert all(evaluate(f.term, point) is True for f in program.facts[:2])
 
 
-def test_z3_timeouts_are_not_disagreements(tmp_path, monkeypatch, capsys):
+def test_z3_timeouts_are_not_disagreements(write_program, tmp_path, monkeypatch, capsys):
     claim(monkeypatch, FERMAT, 3, Verdict.true(Layer.INTERVAL))
-    rc, summary = run_compare(tmp_path, write(tmp_path, "fermat.smt2", FERMAT), "--timeout-ms", "50")
+    rc, summary = run_compare(tmp_path, write_program("fermat.smt2", FERMAT), "--timeout-ms", "50")
     assert rc == 0
     assert summary["unsound_count"] == 0
     assert summary["totals"]["z3"]["gave up"] == 1
@@ -131,8 +125,8 @@ def test_z3_timeouts_are_not_disagreements(tmp_path, monkeypatch, capsys):
     assert "Z3 gave up on" in capsys.readouterr().out
 
 
-def test_reference_file_mode(tmp_path, monkeypatch):
-    path = write(tmp_path, "small.smt2", SMALL)
+def test_reference_file_mode(write_program, tmp_path, monkeypatch):
+    path = write_program("small.smt2", SMALL)
     ref = tmp_path / "ref.txt"
     # a reference that says '?' where Z3 can prove T is corrected by a real query, not reported
     ref.write_text("small.smt2 ???? 0.250\n")
@@ -152,9 +146,9 @@ def test_reference_file_mode(tmp_path, monkeypatch):
     assert rc == 1 and "assert count differs" in summary["problems"][0]["problem"]
 
 
-def test_markdown_table_names_its_command(tmp_path):
-    paths = [write(tmp_path, "A___0.smt2", SMALL), write(tmp_path, "A___1.smt2", jagged_split(3, 0)),
-             write(tmp_path, "B___0.smt2", FERMAT)]
+def test_markdown_table_names_its_command(write_program, tmp_path):
+    paths = [write_program("A___0.smt2", SMALL), write_program("A___1.smt2", jagged_split(3, 0)),
+             write_program("B___0.smt2", FERMAT)]
     md = tmp_path / "precision.md"
     rc = main(["compare", *paths, "--out", str(tmp_path / "o"), "--no-cache", "-q", "--markdown", str(md)])
     assert rc == 0
@@ -164,33 +158,33 @@ def test_markdown_table_names_its_command(tmp_path):
     assert "Unsound verdicts: **0**" in text
 
 
-def test_missing_z3_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
+def test_missing_z3_is_a_clear_usage_error(write_program, tmp_path, monkeypatch, capsys):
     from absint.compare import z3_solver
 
     def missing():
         raise MissingExtra(z3_solver.INSTALL_HINT)
 
     monkeypatch.setattr(z3_solver, "require_z3", missing)
-    rc = main(["compare", write(tmp_path, "s.smt2", SMALL), "--out", str(tmp_path / "o"), "-q"])
+    rc = main(["compare", write_program("s.smt2", SMALL), "--out", str(tmp_path / "o"), "-q"])
     assert rc == 2
     assert "pip install 'absint[z3]'" in capsys.readouterr().err
 
 
-def test_missing_torch_is_a_clear_usage_error(tmp_path, monkeypatch, capsys):
+def test_missing_torch_is_a_clear_usage_error(write_program, tmp_path, monkeypatch, capsys):
     from absint.compare import shapeenv_oracle
 
     def missing():
         raise MissingExtra(shapeenv_oracle.INSTALL_HINT)
 
     monkeypatch.setattr(shapeenv_oracle, "require_torch", missing)
-    rc = main(["compare", write(tmp_path, "s.smt2", SMALL), "--against", "z3", "--against", "shapeenv",
+    rc = main(["compare", write_program("s.smt2", SMALL), "--against", "z3", "--against", "shapeenv",
                "--out", str(tmp_path / "o"), "-q", "--no-cache"])
     assert rc == 2
     assert "pip install 'absint[shapeenv]' (torch==2.13.0)" in capsys.readouterr().err
 
 
-def test_spread_sample_takes_both_ends(tmp_path):
-    files = [write(tmp_path, f"f{i}.smt2", "x" * (i + 1)) for i in range(10)]
+def test_spread_sample_takes_both_ends(write_program):
+    files = [write_program(f"f{i}.smt2", "x" * (i + 1)) for i in range(10)]
     picked = spread_sample(files, 3)
     assert picked == [files[0], files[4], files[9]] or picked == [files[0], files[5], files[9]]
     assert spread_sample(files, None) == files
@@ -229,9 +223,9 @@ def test_shapeenv_runs_the_compilers_way(tmp_path):
     assert r.positive_divisor_reading == 1  # (mod s0 s1) read as PythonMod with s1 > 0 at the example
 
 
-def test_compare_with_shapeenv(tmp_path):
+def test_compare_with_shapeenv(write_program, tmp_path):
     pytest.importorskip("torch")
-    rc, summary = run_compare(tmp_path, write(tmp_path, "s.smt2", SMALL), "--against", "z3", "--against", "shapeenv")
+    rc, summary = run_compare(tmp_path, write_program("s.smt2", SMALL), "--against", "z3", "--against", "shapeenv")
     assert rc == 0
     assert summary["totals"]["shapeenv"]["asserts"] == 4
     conf = summary["confusion_shapeenv_x_z3"]
@@ -261,13 +255,13 @@ class EchoOracle(Oracle):
         return [f"Echo repeated {totals['echoed']} letters"]
 
 
-def test_a_third_oracle_is_one_module_and_one_registry_row(tmp_path, monkeypatch, capsys):
+def test_a_third_oracle_is_one_module_and_one_registry_row(write_program, tmp_path, monkeypatch, capsys):
     module = types.ModuleType("echo_oracle")  # the one new module...
     module.from_args = lambda args: EchoOracle()
     monkeypatch.setitem(sys.modules, "echo_oracle", module)
     monkeypatch.setitem(registry.ORACLES, "echo", "echo_oracle")  # ...and the one registry row
     md = tmp_path / "precision.md"
-    rc, summary = run_compare(tmp_path, write(tmp_path, "small.smt2", SMALL), "--against", "z3", "--against", "echo",
+    rc, summary = run_compare(tmp_path, write_program("small.smt2", SMALL), "--against", "z3", "--against", "echo",
                               "--markdown", str(md))
     text = capsys.readouterr().out
     assert rc == 0
@@ -297,8 +291,8 @@ def test_against_offers_the_registered_oracles_but_not_absint(capsys):
     assert "invalid choice" in capsys.readouterr().err
 
 
-def test_json_prints_summary_json_on_stdout_instead_of_the_table(tmp_path, capsys):
-    path = write(tmp_path, "jagged.smt2", jagged_split(4, 0))
+def test_json_prints_summary_json_on_stdout_instead_of_the_table(write_program, tmp_path, capsys):
+    path = write_program("jagged.smt2", jagged_split(4, 0))
     rc = main(["compare", path, "--out", str(tmp_path / "out"), "--no-cache", "--quiet", "--json"])
     printed = json.loads(capsys.readouterr().out)
     assert rc == 0

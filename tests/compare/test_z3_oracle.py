@@ -18,7 +18,6 @@ from absint.readers.smtlib import parse_bytes  # noqa: E402
 
 from benchmarks.generators import PRELUDE_TEXT as PRELUDE  # noqa: E402
 from programs import FERMAT  # noqa: E402
-from repo_paths import CORPUS, REFERENCE  # noqa: E402
 
 #: the corpus dialect's corners: `-1` literals, a 0-ary define named `ceil` after the macro
 #: of that name, the macro still applied afterwards, Real division, div/mod by a symbol
@@ -177,11 +176,11 @@ def test_reference_lines(tmp_path):
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", ["BERT_pytorch___1.smt2", "BartForCausalLM___13.smt2"])
-def test_same_letters_as_the_reference_on_corpus_files(name):
-    if not (CORPUS / name).exists() or not REFERENCE.exists():
-        pytest.skip("corpus not available")
-    ref = read_reference(str(REFERENCE))[name][0]
-    data = (CORPUS / name).read_bytes()
+def test_same_letters_as_the_reference_on_corpus_files(corpus, z3_reference, name):
+    if not (corpus / name).exists():
+        pytest.skip(f"{name} is not in the corpus")
+    ref = read_reference(str(z3_reference))[name][0]
+    data = (corpus / name).read_bytes()
     r = Z.run_file(data)
     assert r.letters == ref
     assert len(parse_bytes(data, name).facts) == len(ref)

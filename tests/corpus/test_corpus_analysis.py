@@ -13,7 +13,6 @@ import time
 import pytest
 
 from benchmarks.precision import family, read_reference, tabulate
-from repo_paths import CORPUS, REFERENCE
 
 pytestmark = pytest.mark.corpus
 
@@ -50,16 +49,14 @@ def _not_at_example(program) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def records() -> list[dict]:
-    if not CORPUS.is_dir() or not REFERENCE.exists():
-        pytest.skip("../shared/corpus or ../shared/reference is absent: the corpus tests need the shared data")
-    files = sorted((str(p) for p in CORPUS.glob("*.smt2")), key=lambda f: -os.path.getsize(f))
+def records(corpus, z3_reference) -> list[dict]:
+    files = sorted((str(p) for p in corpus.glob("*.smt2")), key=lambda f: -os.path.getsize(f))
     with multiprocessing.get_context("fork").Pool(os.cpu_count() or 1, maxtasksperchild=100) as pool:
         return list(pool.imap_unordered(_analyze, files, chunksize=4))
 
 
-def test_every_file_is_analysed_without_error(records):
-    assert len(records) == len(list(CORPUS.glob("*.smt2")))
+def test_every_file_is_analysed_without_error(records, corpus):
+    assert len(records) == len(list(corpus.glob("*.smt2")))
     assert [r["file"] for r in records if r["error"]] == []
 
 
@@ -75,15 +72,15 @@ def test_no_assert_is_refuted_and_no_verdict_contradicts_the_example_point(recor
     assert refuted == [] and violations == []
 
 
-def test_no_true_where_z3_finds_the_assert_not_implied(records):
-    reference = read_reference(REFERENCE)
+def test_no_true_where_z3_finds_the_assert_not_implied(records, z3_reference):
+    reference = read_reference(z3_reference)
     wrong = [(r["file"], i) for r in records
              for i, (a, z) in enumerate(zip(r["verdicts"], reference[os.path.basename(r["file"])][0])) if a == "T" and z == "?"]
     assert wrong == []
 
 
-def test_at_least_99_5_percent_of_z3s_implied_asserts_are_proved(records):
-    rows, info = tabulate(records, read_reference(REFERENCE))
+def test_at_least_99_5_percent_of_z3s_implied_asserts_are_proved(records, z3_reference):
+    rows, info = tabulate(records, read_reference(z3_reference))
     total = rows[-1][1]
     assert total["both_T"] / total["z3_T"] >= 0.995, f"recall {total['both_T'] / total['z3_T']:.4f}"
     assert {family(r["file"]) for r in records} == {name for name, _ in rows[:-1]}

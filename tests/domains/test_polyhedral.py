@@ -17,13 +17,6 @@ u0, u1, u2, s0, s1 = (T.var(n, T.INT) for n in ("u0", "u1", "u2", "s0", "s1"))
 k = T.const
 
 
-def reasoner(*facts) -> Reasoner:
-    r = Reasoner()
-    for f in facts:
-        r.assume(f)
-    return r
-
-
 # ---------------------------------------------------------------- polyhedra
 
 def test_polyhedron_entails_transitive_bound():
@@ -84,39 +77,39 @@ def test_nearest_slice_stops_at_the_weight_limit_nearest_first():
 
 # ---------------------------------------------------------------- the layer through the reasoner
 
-def test_chain_of_weighted_inequalities_is_decided_by_polyhedra():
-    v = reasoner(T.le(T.scale(u0, 2), u1), T.le(u1, u2)).decide(T.le(T.scale(u0, 2), u2))
+def test_chain_of_weighted_inequalities_is_decided_by_polyhedra(reasoner_with):
+    v = reasoner_with(T.le(T.scale(u0, 2), u1), T.le(u1, u2)).decide(T.le(T.scale(u0, 2), u2))
     assert v.truth is Truth.TRUE and v.by is Layer.POLYHEDRA  # 2*u0 - u1 is no difference: not zones
 
 
-def test_sum_of_nonnegative_parts_bounds_each_partial_sum():
+def test_sum_of_nonnegative_parts_bounds_each_partial_sum(reasoner_with):
     facts = [T.ge(u, k(0)) for u in (u0, u1, u2)] + [T.eq(T.add(u0, u1, u2), s0)]
-    r = reasoner(*facts)
+    r = reasoner_with(*facts)
     assert r.decide(T.le(T.add(u0, u1), s0)).truth is Truth.TRUE
     assert r.decide(T.gt(T.add(u0, u1), s0)).truth is Truth.FALSE
 
 
-def test_guard_not_implied_stays_unknown():
-    r = reasoner(T.le(u0, u1), T.le(u1, u2))
+def test_guard_not_implied_stays_unknown(reasoner_with):
+    r = reasoner_with(T.le(u0, u1), T.le(u1, u2))
     assert r.decide(T.le(u2, u0)).truth is Truth.UNKNOWN
 
 
-def test_product_bound_links_factor_and_product():
+def test_product_bound_links_factor_and_product(reasoner_with):
     # u0 <= s0*s1 with s1 in [1, 4] and s0 <= 10: u0 <= 40 needs the product's McCormick link
-    r = reasoner(T.ge(s0, k(0)), T.le(s0, k(10)), T.ge(s1, k(1)), T.le(s1, k(4)), T.le(u0, T.mul(s0, s1)))
+    r = reasoner_with(T.ge(s0, k(0)), T.le(s0, k(10)), T.ge(s1, k(1)), T.le(s1, k(4)), T.le(u0, T.mul(s0, s1)))
     assert r.decide(T.le(u0, k(40))).truth is Truth.TRUE
 
 
 # ---------------------------------------------------------------- symbolic bounds
 
-def test_upper_bound_of_a_nonzero_size_is_the_product():
-    r = reasoner(T.ge(s0, k(1)), T.ge(s1, k(1)), T.ge(u0, k(0)), T.le(u0, T.mul(s0, s1)))
+def test_upper_bound_of_a_nonzero_size_is_the_product(reasoner_with):
+    r = reasoner_with(T.ge(s0, k(1)), T.ge(s1, k(1)), T.ge(u0, k(0)), T.le(u0, T.mul(s0, s1)))
     assert r.upper_bound(u0, [s0, s1]) == [T.mul(s0, s1)]
     assert r.lower_bound(u0, [s0, s1]) == [k(0)]
 
 
-def test_upper_bound_shaped_like_a_minimum_reports_both_pieces():
-    r = reasoner(T.ge(u0, k(0)), T.le(u0, s0), T.le(u0, T.sub(s1, k(1))))
+def test_upper_bound_shaped_like_a_minimum_reports_both_pieces(reasoner_with):
+    r = reasoner_with(T.ge(u0, k(0)), T.le(u0, s0), T.le(u0, T.sub(s1, k(1))))
     pieces = r.upper_bound(u0, [s0, s1])
     assert pieces is not None and set(pieces) == {s0, T.sub(s1, k(1))}
 
@@ -125,8 +118,8 @@ def test_upper_bound_without_any_fact_is_none():
     assert Reasoner().upper_bound(u0, [s0]) is None
 
 
-def test_numeric_upper_bound_when_no_symbol_is_given():
-    r = reasoner(T.le(u0, k(7)))
+def test_numeric_upper_bound_when_no_symbol_is_given(reasoner_with):
+    r = reasoner_with(T.le(u0, k(7)))
     assert r.upper_bound(u0, []) == [k(7)]
 
 

@@ -32,14 +32,8 @@ PROGRAM = """(declare-const x Int)
 # line 11, (>= (+ y z) 3): implied by x >= 2, x <= y and z >= 1 (lines 7, 9, 8)
 
 
-def write(tmp_path, text: str = PROGRAM) -> str:
-    path = tmp_path / "p.smt2"
-    path.write_text(text)
-    return str(path)
-
-
-def test_asserts_lists_every_assert_with_analyze_s_verdict(tmp_path, capsys):
-    path = write(tmp_path)
+def test_asserts_lists_every_assert_with_analyze_s_verdict(write_program, capsys):
+    path = write_program("p.smt2", PROGRAM)
     assert main(["analyze", path, "--asserts", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["verdict"] for r in rows] == list("???TT??")
@@ -49,8 +43,8 @@ def test_asserts_lists_every_assert_with_analyze_s_verdict(tmp_path, capsys):
     assert f"{path}:11:1: T" in capsys.readouterr().out
 
 
-def test_a_true_verdict_is_explained_by_premises_that_decide_it_and_none_can_go(tmp_path, capsys):
-    path = write(tmp_path)
+def test_a_true_verdict_is_explained_by_premises_that_decide_it_and_none_can_go(write_program, capsys):
+    path = write_program("p.smt2", PROGRAM)
     assert main(["explain", f"{path}:11", "--json"]) == 0
     e = json.loads(capsys.readouterr().out)
     assert e["verdict"] == "T" and e["minimal"] is True
@@ -70,8 +64,8 @@ def _decides(premises, target) -> bool:
     return r.decide(target.term).truth is Truth.TRUE
 
 
-def test_an_open_verdict_comes_with_checked_points_where_it_fails_and_holds(tmp_path, capsys):
-    path = write(tmp_path)
+def test_an_open_verdict_comes_with_checked_points_where_it_fails_and_holds(write_program, capsys):
+    path = write_program("p.smt2", PROGRAM)
     assert main(["explain", f"{path}:13", "--json"]) == 0
     e = json.loads(capsys.readouterr().out)
     program = parse(PROGRAM, path)
@@ -83,24 +77,24 @@ def test_an_open_verdict_comes_with_checked_points_where_it_fails_and_holds(tmp_
         assert truth_at(target.term, point) is holds
 
 
-def test_a_refuted_assert_names_what_refutes_it(tmp_path, capsys):
-    path = write(tmp_path, PROGRAM + "(assert (< y 0))\n")
+def test_a_refuted_assert_names_what_refutes_it(write_program, capsys):
+    path = write_program("p.smt2", PROGRAM + "(assert (< y 0))\n")
     assert main(["explain", f"{path}:14"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{path}:14:1: F") and f"{path}:10:1: 0 <= y - 1" in out
     assert "fails at: x=" in out
 
 
-def test_explain_usage_and_missing_line(tmp_path, capsys):
-    path = write(tmp_path)
+def test_explain_usage_and_missing_line(write_program, capsys):
+    path = write_program("p.smt2", PROGRAM)
     assert main(["explain", path]) == 2
     assert main(["explain", f"{path}:2"]) == 1
     assert "no assert on this line" in capsys.readouterr().err
 
 
-def test_planted_error_premises_that_do_not_decide_are_caught(tmp_path, capsys, monkeypatch):
+def test_planted_error_premises_that_do_not_decide_are_caught(write_program, capsys, monkeypatch):
     """A deletion search that trusts every trial (all premises dropped) is caught: the
     test re-decides the assert from the premises shown."""
     monkeypatch.setattr(X, "_verdict_with", lambda definitions, facts, target: Truth.TRUE)
     with pytest.raises(AssertionError):
-        test_a_true_verdict_is_explained_by_premises_that_decide_it_and_none_can_go(tmp_path, capsys)
+        test_a_true_verdict_is_explained_by_premises_that_decide_it_and_none_can_go(write_program, capsys)

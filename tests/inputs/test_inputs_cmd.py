@@ -8,6 +8,7 @@ import glob
 import importlib.util
 import json
 import os
+import pathlib
 import random
 import re
 import subprocess
@@ -18,7 +19,6 @@ import pytest
 import sympy
 
 from absint import ShapeReasoner
-from absint.cli import main
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
 from absint.readers.smtlib import parse
@@ -54,21 +54,9 @@ PROGRAM = PRELUDE_TEXT + """
 BROKEN = PRELUDE_TEXT + "(declare-const s Int)\n(assert (>= s 1)\n"
 
 
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(["inputs", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def write(tmp_path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
-def test_json_schema(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", PROGRAM)
-    code, out, _ = run(capsys, path, "--json")
+def test_json_schema(write_program, run_cli):
+    path = write_program("p.smt2", PROGRAM)
+    code, out, _ = run_cli("inputs", path, "--json")
     assert code == 0
     rec = json.loads(out)
     for key in ("file", "asserts", "contradiction", "specialized", "equalities", "ranges", "relations",
@@ -84,10 +72,10 @@ def test_json_schema(tmp_path, capsys):
     assert len(rec["smtlib"]) == rec["size"] + 2  # a range with both ends, one with residues: two each
 
 
-def test_within_counterexamples_are_checked(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", PROGRAM)
+def test_within_counterexamples_are_checked(write_program, run_cli):
+    path = write_program("p.smt2", PROGRAM)
     declared = {"x_size0": (1, 100), "x_size2": (32, 512)}
-    code, out, err = run(capsys, path, "--json", "--within", "x_size0=1..100,x_size2=32..512")
+    code, out, err = run_cli("inputs", path, "--json", "--within", "x_size0=1..100,x_size2=32..512")
     assert code == 1
     rec = json.loads(out)
     program = parse(PROGRAM, path)
@@ -103,30 +91,30 @@ def test_within_counterexamples_are_checked(tmp_path, capsys):
         assert v["position"].startswith(path + ":")
 
 
-def test_within_message_and_exit_status(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", PROGRAM)
-    code, out, _ = run(capsys, path, "--within", "x_size0=1..64,x_size2=35..512")
+def test_within_message_and_exit_status(write_program, run_cli):
+    path = write_program("p.smt2", PROGRAM)
+    code, out, _ = run_cli("inputs", path, "--within", "x_size0=1..64,x_size2=35..512")
     assert code == 1  # x_size2 = 37 is 1 mod 4
     line = PROGRAM.splitlines().index("(assert (not (= (mod x_size2 4) 1)))") + 1
     assert f"{path}:{line}:1: guard (x_size2 % 4) != 1 can fail: x_size2=37" in out
-    code, out, err = run(capsys, path, "--within", "x_size0=1..64,x_size2=35..35")
+    code, out, err = run_cli("inputs", path, "--within", "x_size0=1..64,x_size2=35..35")
     assert code == 0 and "can fail" not in out and "undecided" not in err
 
 
-def test_within_usage_errors(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", PROGRAM)
-    assert run(capsys, path, "--within", "x_size0=1..")[0] == 2
-    code, _, err = run(capsys, path, "--within", "nope=1..3")
+def test_within_usage_errors(write_program, run_cli):
+    path = write_program("p.smt2", PROGRAM)
+    assert run_cli("inputs", path, "--within", "x_size0=1..")[0] == 2
+    code, _, err = run_cli("inputs", path, "--within", "nope=1..3")
     assert code == 2 and "no symbol named nope" in err
 
 
-def _exported(tmp_path, capsys, name: str, text: str, as_script: bool = False):
+def _exported(write_program, run_cli, name: str, text: str, as_script: bool = False):
     """The module ``--export`` writes for ``text``, imported (and first run as a script:
     ``python out.py``, a second interpreter importing torch, where ``as_script``)."""
-    path = write(tmp_path, f"{name}.smt2", text)
-    code, out, _ = run(capsys, path, "--export")
+    path = write_program(f"{name}.smt2", text)
+    code, out, _ = run_cli("inputs", path, "--export")
     assert code == 0
-    module = tmp_path / f"{name}_inputs.py"
+    module = pathlib.Path(path).with_name(f"{name}_inputs.py")
     module.write_text(out)
     if as_script:
         ran = subprocess.run([sys.executable, str(module)], capture_output=True, text=True, timeout=300)
@@ -169,12 +157,12 @@ def _around(example: dict, program, rng: random.Random) -> dict:
 
 
 @pytest.mark.parametrize("name,text", EXPORTED, ids=[n for n, _ in EXPORTED])
-def test_exported_module_runs_and_its_check_is_the_asserts(tmp_path, capsys, name, text):
+def test_exported_module_runs_and_its_check_is_the_asserts(write_program, run_cli, name, text):
     """The module runs (as a script for pool_skip, whose module-level checks raised before);
     ``check_inputs`` passes exactly where every assert holds (the evaluator), at the example
     point and at 200 points around it."""
     pytest.importorskip("torch")
-    _, module = _exported(tmp_path, capsys, name, text, as_script=name == "pool_skip")
+    _, module = _exported(write_program, run_cli, name, text, as_script=name == "pool_skip")
     program = parse(text)
     example = {s.name: s.hint if s.hint is not None else 1 for s in program.symbols}
     rng = random.Random(0)
@@ -192,9 +180,9 @@ def test_exported_module_runs_and_its_check_is_the_asserts(tmp_path, capsys, nam
         assert _passes(module.check_inputs, example)
 
 
-def test_export_of_derived_and_residues(tmp_path, capsys):
+def test_export_of_derived_and_residues(write_program, run_cli):
     pytest.importorskip("torch")
-    out, module = _exported(tmp_path, capsys, "p", PROGRAM)
+    out, module = _exported(write_program, run_cli, "p", PROGRAM)
     assert 'x_size0 = Dim("x_size0", min=1, max=64)' in out
     assert "y_size0 = 2*x_size0 + 1  # derived" in out
     assert "x_size1 = 3" in out
@@ -207,11 +195,11 @@ TENSOR_NAMED = [e for e in EXPORTED if e[0] == "pooled_input"] + [("derived", PR
 
 
 @pytest.mark.parametrize("name,text", TENSOR_NAMED, ids=[n for n, _ in TENSOR_NAMED])
-def test_torch_export_takes_the_dynamic_shapes(tmp_path, capsys, name, text):
+def test_torch_export_takes_the_dynamic_shapes(write_program, run_cli, name, text):
     """A real ``nn.Module`` over the program's tensors, exported with the module's
     ``dynamic_shapes`` at the example sizes: torch accepts the Dims, ranges and derived dims."""
     torch = pytest.importorskip("torch")
-    _, module = _exported(tmp_path, capsys, name, text)
+    _, module = _exported(write_program, run_cli, name, text)
     program = parse(text)
     hints = {s.name: s.hint for s in program.symbols}
     tensors = {t: torch.zeros(*[hints[f"{t}_size{d}"] for d in range(len(shape))])
@@ -227,10 +215,10 @@ def test_torch_export_takes_the_dynamic_shapes(tmp_path, capsys, name, text):
     assert ep.range_constraints
 
 
-def test_a_bad_file_is_positioned_and_the_others_reported(tmp_path, capsys):
-    bad = write(tmp_path, "a_bad.smt2", BROKEN)
-    good = write(tmp_path, "b_good.smt2", PROGRAM)
-    code, out, err = run(capsys, bad, good, "--json")
+def test_a_bad_file_is_positioned_and_the_others_reported(write_program, run_cli):
+    bad = write_program("a_bad.smt2", BROKEN)
+    good = write_program("b_good.smt2", PROGRAM)
+    code, out, err = run_cli("inputs", bad, good, "--json")
     assert code == 1
     records = [json.loads(line) for line in out.splitlines()]
     assert [r["file"] for r in records] == [bad, good]
@@ -239,9 +227,9 @@ def test_a_bad_file_is_positioned_and_the_others_reported(tmp_path, capsys):
     assert err.startswith(records[0]["error"])
 
 
-def test_contradiction_on_the_command_line(tmp_path, capsys):
+def test_contradiction_on_the_command_line(write_program, run_cli):
     text = PRELUDE_TEXT + "(declare-const u Int)\n(assert (>= u 5))\n(assert (<= u 4))\n"
-    code, out, _ = run(capsys, write(tmp_path, "c.smt2", text))
+    code, out, _ = run_cli("inputs", write_program("c.smt2", text))
     assert code == 0 and "no input passes (assert 2" in out
 
 
@@ -266,12 +254,12 @@ def test_api_valid_inputs():
 POOL_SKIP = str(EXAMPLES / "pool_skip.smt2")
 
 
-def test_preset_is_assumed_ahead_of_the_asserts(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", PROGRAM)
-    _, out, _ = run(capsys, path, "--json")
+def test_preset_is_assumed_ahead_of_the_asserts(write_program, run_cli):
+    path = write_program("p.smt2", PROGRAM)
+    _, out, _ = run_cli("inputs", path, "--json")
     plain = json.loads(out)
     assert "presets" not in plain
-    code, out, _ = run(capsys, path, "--json", "--preset", "ge2")
+    code, out, _ = run_cli("inputs", path, "--json", "--preset", "ge2")
     rec = json.loads(out)
     assert code == 0 and rec["asserts"] == plain["asserts"] == 8
     ranges = {r["symbol"]: r for r in rec["ranges"]}
@@ -280,9 +268,9 @@ def test_preset_is_assumed_ahead_of_the_asserts(tmp_path, capsys):
     assert "(<= 2 x_size0)" in rec["presets"]["facts"]
 
 
-def test_preset_keeps_the_within_indices_and_the_counterexamples_pass_it(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", PROGRAM)
-    code, out, _ = run(capsys, path, "--json", "--preset", "ge2", "--within", "x_size0=0..100,x_size2=32..512")
+def test_preset_keeps_the_within_indices_and_the_counterexamples_pass_it(write_program, run_cli):
+    path = write_program("p.smt2", PROGRAM)
+    code, out, _ = run_cli("inputs", path, "--json", "--preset", "ge2", "--within", "x_size0=0..100,x_size2=32..512")
     assert code == 1
     rec = json.loads(out)
     program = parse(PROGRAM, path)
@@ -296,17 +284,17 @@ def test_preset_keeps_the_within_indices_and_the_counterexamples_pass_it(tmp_pat
 
 
 
-def test_a_refused_or_unknown_preset_exits_2(tmp_path, capsys):
+def test_a_refused_or_unknown_preset_exits_2(write_program, run_cli):
     """A transposed input (strides 1, 4 for sizes 4, 4) is not contiguous: refused."""
-    path = write(tmp_path, "transposed.smt2", TRANSPOSED)
-    code, out, err = run(capsys, path, "--preset", "contiguous")
+    path = write_program("transposed.smt2", TRANSPOSED)
+    code, out, err = run_cli("inputs", path, "--preset", "contiguous")
     assert code == 2 and "preset contiguous refused" in err and "is false at the example point" in err
     assert "transposed.smt2" in err
-    code, _, err = run(capsys, POOL_SKIP, "--preset", "ge3")
+    code, _, err = run_cli("inputs", POOL_SKIP, "--preset", "ge3")
     assert code == 2 and "unknown preset 'ge3'" in err
 
 
-def test_planted_error_a_dropped_check_is_caught(tmp_path, capsys, monkeypatch):
+def test_planted_error_a_dropped_check_is_caught(write_program, run_cli, monkeypatch):
     """``check_inputs`` without one constraint of the description (pool_skip's ``H mod 8 in
     {0, 7}``) passes points an assert fails: the evaluator comparison above catches it."""
     from absint.inputs.description import ValidInputs
@@ -315,7 +303,7 @@ def test_planted_error_a_dropped_check_is_caught(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(ValidInputs, "constraints", lambda self: [c for c in every(self) if "mod H 8" not in str(c)])
     _, text = next(e for e in EXPORTED if e[0] == "pool_skip")
     with pytest.raises(AssertionError):  # (named apart: not run again as a script)
-        test_exported_module_runs_and_its_check_is_the_asserts(tmp_path, capsys, "planted", text)
+        test_exported_module_runs_and_its_check_is_the_asserts(write_program, run_cli, "planted", text)
 
 
 JAGGED = PRELUDE_TEXT + """
@@ -329,11 +317,11 @@ JAGGED = PRELUDE_TEXT + """
 """
 
 
-def test_within_moves_unbacked_symbols_that_no_range_limits(tmp_path, capsys):
+def test_within_moves_unbacked_symbols_that_no_range_limits(write_program, run_cli):
     """``u0 >= 0`` on an unbacked length fails at a negative ``u0``: the pool never moved it
     (it moves declared symbols); the search for the assert alone does."""
-    path = write(tmp_path, "jagged.smt2", JAGGED)
-    code, out, err = run(capsys, path, "--within", "values_size0=0..100", "--json")
+    path = write_program("jagged.smt2", JAGGED)
+    code, out, err = run_cli("inputs", path, "--within", "values_size0=0..100", "--json")
     record = json.loads(out)
     failing = {v["index"]: v for v in record["violations"]}
     assert code == 1 and set(failing) == {0, 1, 2} and not record["undecided"]
@@ -342,15 +330,15 @@ def test_within_moves_unbacked_symbols_that_no_range_limits(tmp_path, capsys):
         point = v["counterexample"]
         assert 0 <= point["values_size0"] <= 100 and first_failing(facts, point) == i
     assert failing[0]["text"] == "0 <= u0"
-    _, text, _ = run(capsys, path, "--within", "values_size0=0..100")
+    _, text, _ = run_cli("inputs", path, "--within", "values_size0=0..100")
     line = JAGGED.splitlines().index("(assert (>= u0 0))") + 1
     assert f"{path}:{line}:1: guard 0 <= u0 can fail: u0=" in text
 
 
-def test_within_says_why_an_assert_is_undecided(tmp_path, capsys, monkeypatch):
+def test_within_says_why_an_assert_is_undecided(write_program, run_cli, monkeypatch):
     monkeypatch.setattr(within, "SEARCH_DRAWS", 0)
-    path = write(tmp_path, "jagged.smt2", JAGGED)
-    code, out, err = run(capsys, path, "--within", "values_size0=0..100", "--json")
+    path = write_program("jagged.smt2", JAGGED)
+    code, out, err = run_cli("inputs", path, "--within", "values_size0=0..100", "--json")
     undecided = json.loads(out)["undecided"]
     assert [u["reason"] for u in undecided] == ["no point found in 0 draws"] * 2
     assert "guard 0 <= u0 may fail (undecided: no point found in 0 draws)" in err

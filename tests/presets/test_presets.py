@@ -45,12 +45,6 @@ TRANSPOSED = PRELUDE_TEXT + """
 """
 
 
-def write(tmp_path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
 def program(text: str = POOLED.text, name: str = "p.smt2"):
     return parse(text, name)
 
@@ -156,8 +150,8 @@ def test_presets_close_guards_and_no_verdict_is_contradicted_at_the_example_poin
     assert with_presets.example_violations == () and "F" not in with_presets.letters
 
 
-def test_analyze_records_the_presets_and_a_refusal(tmp_path):
-    path = write(tmp_path, "t.smt2", TRANSPOSED)
+def test_analyze_records_the_presets_and_a_refusal(write_program):
+    path = write_program("t.smt2", TRANSPOSED)
     record = analyze_file(path, presets=("ge2",)).to_json()
     assert record["presets"] == ["ge2"] and record["error"] is None
     refused = analyze_file(path, presets=("contiguous",)).to_json()
@@ -165,8 +159,8 @@ def test_analyze_records_the_presets_and_a_refusal(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["analyze", "bounds", "check", "outputs"])
-def test_a_refused_preset_exits_with_2_and_names_the_fact(tmp_path, capsys, command):
-    path = write(tmp_path, "t.smt2", TRANSPOSED)
+def test_a_refused_preset_exits_with_2_and_names_the_fact(write_program, capsys, command):
+    path = write_program("t.smt2", TRANSPOSED)
     extra = ["--jobs", "1", "-q"] if command == "analyze" else []
     code = main([command, *extra, "--preset", "contiguous", path])
     out, err = capsys.readouterr()
@@ -175,8 +169,8 @@ def test_a_refused_preset_exits_with_2_and_names_the_fact(tmp_path, capsys, comm
     capsys.readouterr()
 
 
-def test_analyze_resume_keeps_only_records_of_the_same_presets(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", POOLED.text)
+def test_analyze_resume_keeps_only_records_of_the_same_presets(write_program, tmp_path, capsys):
+    path = write_program("p.smt2", POOLED.text)
     out = str(tmp_path / "out.jsonl")
     assert main(["analyze", "-q", "--jobs", "1", "--jsonl", out, path]) == 0
     assert main(["analyze", "-q", "--jobs", "1", "--jsonl", out, "--resume", "--preset", "ge2", path]) == 0
@@ -185,8 +179,8 @@ def test_analyze_resume_keeps_only_records_of_the_same_presets(tmp_path, capsys)
     capsys.readouterr()
 
 
-def test_bounds_with_a_preset_knows_more(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", POOLED.text)
+def test_bounds_with_a_preset_knows_more(write_program, capsys):
+    path = write_program("p.smt2", POOLED.text)
     main(["bounds", "--json", "--symbol", "x_size0", path])
     plain = json.loads(capsys.readouterr()[0])["symbols"][0]
     main(["bounds", "--json", "--symbol", "x_size0", "--preset", "ge2", path])
@@ -225,8 +219,8 @@ def test_a_refused_combination_has_no_open_count(tmp_path):
     assert rows["ge2"].refused is None
 
 
-def test_presets_command_table_and_json(tmp_path, capsys):
-    path = write(tmp_path, "p.smt2", POOLED.text)
+def test_presets_command_table_and_json(write_program, capsys):
+    path = write_program("p.smt2", POOLED.text)
     assert main(["presets", path]) == 0
     out = capsys.readouterr()[0]
     assert "ge2,contiguous,duck" in out and "x_size0 >= 1    x_size0 = 0" in out
@@ -237,21 +231,18 @@ def test_presets_command_table_and_json(tmp_path, capsys):
     assert set(record["rows"][1]["facts"][0]) == {"preset", "fact", "text", "implied", "witness"}
 
 
-def test_presets_command_refuses_an_unknown_preset(tmp_path, capsys):
-    assert main(["presets", "--preset", "ge9", write(tmp_path, "p.smt2", POOLED.text)]) == 2
+def test_presets_command_refuses_an_unknown_preset(write_program, capsys):
+    assert main(["presets", "--preset", "ge9", write_program("p.smt2", POOLED.text)]) == 2
     assert "unknown preset 'ge9'" in capsys.readouterr()[1]
 
 
-CORPUS = "/work/shared/corpus"
-
-
-@pytest.mark.skipif(not os.path.isdir(CORPUS), reason="the development corpus is not here")
-def test_on_corpus_files_every_excluded_input_is_accepted_and_excluded():
-    names = sorted(os.listdir(CORPUS))[::150]
+@pytest.mark.corpus
+def test_on_corpus_files_every_excluded_input_is_accepted_and_excluded(corpus):
+    names = sorted(os.listdir(corpus))[::150]
     checked = 0
     for name in names:
         with T.fresh_table():
-            p = parse(open(os.path.join(CORPUS, name)).read(), name)
+            p = parse((corpus / name).read_text(), name)
             rows = E.explore(p, [("ge2", "contiguous", "duck")])
             checked += _witnesses_hold(p, rows)
     assert checked > 0
@@ -274,12 +265,12 @@ def test_the_table_benchmark_runs_on_the_examples(tmp_path, capsys):
     capsys.readouterr()
 
 
-def test_presets_work_with_the_budgets_and_records_made_by_the_parent_keep_them(tmp_path, monkeypatch, capsys):
+def test_presets_work_with_the_budgets_and_records_made_by_the_parent_keep_them(write_program, tmp_path, monkeypatch, capsys):
     from absint.batch.executors import FAULT_ENV
 
     monkeypatch.setenv(FAULT_ENV, "sleep:a_slow.smt2")
-    write(tmp_path, "a_slow.smt2", POOLED.text)
-    write(tmp_path, "p.smt2", POOLED.text)
+    write_program("a_slow.smt2", POOLED.text)
+    write_program("p.smt2", POOLED.text)
     out = str(tmp_path / "out.jsonl")
     argv = ["analyze", "-q", "--jobs", "1", "--timeout", "2", "--jsonl", out, "--preset", "ge2", str(tmp_path)]
     assert main(argv) == 1
@@ -308,12 +299,12 @@ def test_planted_error_contiguous_as_the_strict_layout_is_caught(monkeypatch):
         test_contiguous_is_what_is_contiguous_checks()
 
 
-def test_shares_count_the_asserts_of_analysed_files_only(tmp_path):
+def test_shares_count_the_asserts_of_analysed_files_only(write_program):
     """A refused file's asserts were not decided: the T/F/? shares leave them out."""
     from absint.cli.analyze import summarize
 
-    refused = analyze_file(write(tmp_path, "t.smt2", TRANSPOSED), presets=("contiguous",))
-    analysed = analyze_file(write(tmp_path, "u.smt2", TRANSPOSED), presets=("ge2",))
+    refused = analyze_file(write_program("t.smt2", TRANSPOSED), presets=("contiguous",))
+    analysed = analyze_file(write_program("u.smt2", TRANSPOSED), presets=("ge2",))
     s = summarize([refused, analysed])
     assert s["asserts"] == 2 * len(program(TRANSPOSED).facts) and s["decided_over"] == len(analysed.verdicts)
     assert s["implied"] + s["refuted"] + s["open"] == s["decided_over"]

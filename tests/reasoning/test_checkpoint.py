@@ -155,12 +155,6 @@ def test_tentatively_equals_a_fresh_reasoner_with_the_tentative_facts(a, b, g):
 # ---------------------------------------------------------------- one test per kind of change
 
 
-def with_facts(*facts, **kwargs) -> Reasoner:
-    r = Reasoner(**kwargs)
-    assume_all(r, facts)
-    return r
-
-
 def roundtrip(r: Reasoner, *facts, guards=()) -> None:
     """Assume ``facts`` and ask ``guards`` inside a checkpoint; the state must come back."""
     before = state(r)
@@ -172,58 +166,58 @@ def roundtrip(r: Reasoner, *facts, guards=()) -> None:
     assert state(r) == before
 
 
-def test_narrowed_value():
-    r = with_facts(T.ge(x, k(0)))
+def test_narrowed_value(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)))
     roundtrip(r, T.le(x, k(3)))
     assert r.bounds(x) == (0, float("inf"))
 
 
-def test_new_keys_and_their_parents_registered_by_a_question():
-    r = with_facts(T.ge(x, k(0)), T.ge(y, k(0)))
+def test_new_keys_and_their_parents_registered_by_a_question(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)), T.ge(y, k(0)))
     key = T.add(x, T.scale(y, 2))
     roundtrip(r, guards=[T.le(T.mul(x, y), k(100)), T.le(key, k(7))])
     assert r.network.key_value(key) is None and not r.network.related(x)
 
 
-def test_excluded_value():
-    r = with_facts(T.ge(x, k(0)))
+def test_excluded_value(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)))
     roundtrip(r, T.ne(x, k(0)), T.ne(T.mul(y, z), k(0)))
     assert r.decide(T.ne(x, k(0))).truth is Truth.UNKNOWN
     assert r.network.excluded_values(x) == set()
 
 
-def test_binding_and_keys_moved_to_their_new_normal_form():
-    r = with_facts(T.le(T.add(x, y), k(10)), T.ge(y, k(0)))
+def test_binding_and_keys_moved_to_their_new_normal_form(reasoner_with):
+    r = reasoner_with(T.le(T.add(x, y), k(10)), T.ge(y, k(0)))
     guard = T.le(x, k(10))
     roundtrip(r, T.eq(x, T.add(z, k(1))), guards=[guard])
     assert r.normalize(x) is x and not r.normal_form.bindings
     assert r.decide(guard).truth is Truth.TRUE
 
 
-def test_union_of_blocks():
-    r = with_facts(T.ge(x, k(0)))
+def test_union_of_blocks(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)))
     roundtrip(r, T.le(T.add(x, y), k(5)))
     assert not r.network.related(x)
 
 
-def test_literal():
+def test_literal(reasoner_with):
     b = T.var("b", T.BOOL)
-    r = with_facts()
+    r = reasoner_with()
     roundtrip(r, b)
     assert r.literal_truth(b) is None
 
 
-def test_pending_disjunction_and_its_resolution():
-    r = with_facts(T.or_(T.lt(x, k(0)), T.lt(y, k(0))))
+def test_pending_disjunction_and_its_resolution(reasoner_with):
+    r = reasoner_with(T.or_(T.lt(x, k(0)), T.lt(y, k(0))))
     roundtrip(r, T.ge(x, k(0)))  # the disjunction resolves: y < 0
     assert r.decide(T.lt(y, k(0))).truth is Truth.UNKNOWN
-    r2 = with_facts()
+    r2 = reasoner_with()
     roundtrip(r2, T.or_(T.lt(x, k(0)), T.lt(y, k(0))))
     assert not r2._intake._disjunctions
 
 
-def test_contradiction_flag_and_epoch():
-    r = with_facts(T.ge(x, k(0)))
+def test_contradiction_flag_and_epoch(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)))
     epoch = r.network.epoch
     roundtrip(r, T.lt(x, k(0)))
     assert not r.contradiction and r.network.epoch == epoch
@@ -231,12 +225,12 @@ def test_contradiction_flag_and_epoch():
     assert r.decide(T.lt(x, k(0))).truth is Truth.FALSE
 
 
-def test_a_rewrite_proved_by_rolled_back_facts_is_forgotten():
+def test_a_rewrite_proved_by_rolled_back_facts_is_forgotten(reasoner_with):
     """``x mod y = x`` needs ``0 <= x < y``: proved under the tentative fact, memoised;
     after the rollback the memo must not keep it (the cache of a proved fact is valid only
     for the facts that proved it)."""
     m = T.mod(x, y)
-    r = with_facts(T.ge(x, k(0)))
+    r = reasoner_with(T.ge(x, k(0)))
     assert r.normalize(m) is m
     with r.tentatively():
         r.assume(T.lt(x, y))
@@ -245,11 +239,11 @@ def test_a_rewrite_proved_by_rolled_back_facts_is_forgotten():
     assert r.decide(T.eq(m, x)).truth is Truth.UNKNOWN
 
 
-def test_a_tentative_rewrite_of_the_rolled_back_future_is_forgotten():
+def test_a_tentative_rewrite_of_the_rolled_back_future_is_forgotten(reasoner_with):
     """A rewrite left tentative (conditions unproved) at a later epoch must not look valid
     after the rollback brings the epoch back."""
     m = T.mod(x, y)
-    r = with_facts(T.ge(x, k(0)))
+    r = reasoner_with(T.ge(x, k(0)))
     tentative = dict(r.normal_form._tentative)
     with r.tentatively():
         r.assume(T.ge(y, k(0)))
@@ -258,8 +252,8 @@ def test_a_tentative_rewrite_of_the_rolled_back_future_is_forgotten():
     assert r.normal_form._tentative == tentative
 
 
-def test_polyhedral_back_off():
-    r = with_facts(T.le(T.add(x, y), k(5)), T.ge(x, k(0)), T.ge(y, k(0)))
+def test_polyhedral_back_off(reasoner_with):
+    r = reasoner_with(T.le(T.add(x, y), k(5)), T.ge(x, k(0)), T.ge(y, k(0)))
     mark = r.polyhedral.mark()
     with r.tentatively():
         r.decide(T.le(T.sub(x, T.scale(y, 3)), k(2)))
@@ -268,8 +262,8 @@ def test_polyhedral_back_off():
     assert r.polyhedral.mark() == mark
 
 
-def test_facts_and_preferred_variables():
-    r = with_facts(T.ge(x, k(0)))
+def test_facts_and_preferred_variables(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)))
     with r.tentatively():
         r.prefer_to_eliminate([y])
         r.assume(T.eq(y, T.add(z, k(1))))
@@ -289,8 +283,8 @@ def test_checkpoint_of_another_reasoner_is_refused():
         r.rollback("checkpoint")
 
 
-def test_rolling_back_to_an_older_checkpoint_discards_the_newer():
-    r = with_facts(T.ge(x, k(0)))
+def test_rolling_back_to_an_older_checkpoint_discards_the_newer(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)))
     old = r.checkpoint()
     r.assume(T.le(x, k(9)))
     new = r.checkpoint()
@@ -301,8 +295,8 @@ def test_rolling_back_to_an_older_checkpoint_discards_the_newer():
     assert r.bounds(x) == (0, float("inf"))
 
 
-def test_commit_keeps_the_facts_and_stops_logging():
-    r = with_facts(T.ge(x, k(0)))
+def test_commit_keeps_the_facts_and_stops_logging(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)))
     cp = r.checkpoint()
     r.assume(T.le(x, k(9)))
     r.commit(cp)
@@ -312,8 +306,8 @@ def test_commit_keeps_the_facts_and_stops_logging():
         r.rollback(cp)
 
 
-def test_tentatively_rolls_back_on_an_exception():
-    r = with_facts(T.ge(x, k(0)))
+def test_tentatively_rolls_back_on_an_exception(reasoner_with):
+    r = reasoner_with(T.ge(x, k(0)))
     before = state(r)
     with pytest.raises(RuntimeError):
         with r.tentatively():

@@ -70,13 +70,6 @@ def test_the_canonical_constructors_are_unchanged():
 # ---------------------------------------------------------------- under facts, by brute force
 
 
-def _reasoner(*facts):
-    r = Reasoner()
-    for f in facts:
-        r.assume(f)
-    return r
-
-
 def _equal_on_box(facts, original, shown, box=range(-12, 13)):
     """Every point of the box (over x, y) satisfying the facts gives both terms one value."""
     checked = 0
@@ -93,36 +86,36 @@ def _equal_on_box(facts, original, shown, box=range(-12, 13)):
     return checked
 
 
-def test_a_decided_ite_min_and_max_are_their_branch():
+def test_a_decided_ite_min_and_max_are_their_branch(reasoner_with):
     facts = [T.ge(x, c(3)), T.le(y, c(2))]
-    r = _reasoner(*facts)
+    r = reasoner_with(*facts)
     assert r.simplify(T.ite(T.lt(y, x), T.mul(x, y), x)).term is T.mul(x, y)
     assert r.simplify(T.minimum(x, y)).term is y
     assert r.simplify(T.maximum(T.add(x, y), y)).term is T.add(x, y)
 
 
-def test_a_fixed_remainder_moves_the_constant_out_and_cancels_a_multiple():
+def test_a_fixed_remainder_moves_the_constant_out_and_cancels_a_multiple(reasoner_with):
     facts = [T.eq(T.mod(x, c(8)), c(0)), T.ge(x, c(8))]
-    r = _reasoner(*facts)
+    r = reasoner_with(*facts)
     assert r.simplify(T.div(T.add(x, c(3)), c(8))).term is T.div(x, c(8))
     assert r.simplify(T.scale(T.div(x, c(8)), 16)).term is T.scale(x, 2)
     assert r.simplify(T.mod(T.add(x, c(3)), c(4))).term is c(3)  # the bounds are a point
 
 
-def test_a_multiple_of_a_quotient_cancels_once_the_quotient_is_presented():
+def test_a_multiple_of_a_quotient_cancels_once_the_quotient_is_presented(reasoner_with):
     """``4*((4*x) div 16)`` is presented ``4*(x div 4)``: exactly ``x`` where 16 divides ``x``
     (issue 22's ``16*(x//16)`` in a disguise), ``x - 1`` where ``x mod 4 = 1`` and the
     numerator carries 8, and left as it is where nothing fixes the remainder."""
     quarter = T.scale(T.div(T.scale(x, 4), c(16)), 4)
-    assert _reasoner(T.eq(T.mod(x, c(16)), c(0)), T.ge(x, c(16))).simplify(quarter).term is x
+    assert reasoner_with(T.eq(T.mod(x, c(16)), c(0)), T.ge(x, c(16))).simplify(quarter).term is x
     shifted = T.scale(T.div(T.add(T.scale(x, 4), c(8)), c(16)), 4)
-    assert _reasoner(T.eq(T.mod(x, c(4)), c(1))).simplify(shifted).term is T.sub(x, c(1))
-    assert _reasoner(T.ge(x, c(0))).simplify(quarter).term is T.scale(T.div(x, c(4)), 4)
+    assert reasoner_with(T.eq(T.mod(x, c(4)), c(1))).simplify(shifted).term is T.sub(x, c(1))
+    assert reasoner_with(T.ge(x, c(0))).simplify(quarter).term is T.scale(T.div(x, c(4)), 4)
 
 
-def test_a_term_the_facts_fix_is_its_constant_even_when_nonlinear():
+def test_a_term_the_facts_fix_is_its_constant_even_when_nonlinear(reasoner_with):
     facts = [T.eq(x, c(6)), T.ge(y, c(1))]
-    r = _reasoner(*facts)
+    r = reasoner_with(*facts)
     s = r.simplify(T.mul(T.div(x, c(2)), T.mod(T.add(x, c(1)), c(4))))
     assert s.term is c(9) and s.constant == 9 and (s.lo, s.hi) == (9, 9)
     assert r.simplify(T.mul(y, T.div(x, c(3)))).term is T.scale(y, 2)
@@ -131,11 +124,11 @@ def test_a_term_the_facts_fix_is_its_constant_even_when_nonlinear():
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(int_terms([x, y], 6, with_ite=True), st.integers(-3, 3), st.integers(1, 4), st.integers(0, 3),
        st.sampled_from([2, 3, 4, 6]))
-def test_simplified_equals_the_original_at_every_point_satisfying_the_facts(t, lo, span, rem, m):
+def test_simplified_equals_the_original_at_every_point_satisfying_the_facts(reasoner_with, t, lo, span, rem, m):
     """Random terms (sums, products, div/mod by constants and variables, min/max, ite)
     under random facts: a box, a congruence, an order between the variables."""
     facts = [T.ge(x, c(lo)), T.le(x, c(lo + 3 * span)), T.eq(T.mod(x, c(m)), c(rem % m)), T.le(y, x)]
-    r = _reasoner(*facts)
+    r = reasoner_with(*facts)
     if r.contradiction:
         return
     shown = r.simplify(t).term
@@ -216,10 +209,10 @@ def test_z3_proves_each_simplified_output_equal_under_the_asserts(generated):
     ([T.eq(T.mod(x, c(16)), c(0))], T.scale(T.div(T.scale(x, 4), c(16)), 4)),
     ([T.eq(T.mod(x, c(4)), c(1))], T.scale(T.div(T.add(T.scale(x, 4), c(8)), c(16)), 4)),
 ])
-def test_z3_proves_each_rewrite_equal_under_its_facts(facts, term):
+def test_z3_proves_each_rewrite_equal_under_its_facts(reasoner_with, facts, term):
     from z3_check import z3_implies
 
-    shown = _reasoner(*facts).simplify(term).term
+    shown = reasoner_with(*facts).simplify(term).term
     assert shown is not term
     assert z3_implies(facts, T.eq(shown, term))
 

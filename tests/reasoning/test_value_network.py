@@ -16,13 +16,6 @@ r = T.var("r", T.REAL)
 k = T.const
 
 
-def reasoner(*facts):
-    rs = Reasoner()
-    for f in facts:
-        rs.assume(f)
-    return rs
-
-
 def truth(rs, guard):
     return rs.decide(guard).truth
 
@@ -36,99 +29,99 @@ def test_unconstrained_guard_is_unknown():
     assert truth(Reasoner(), T.ge(x, k(0))) is Truth.UNKNOWN
 
 
-def test_bound_implies_weaker_bound():
-    assert truth(reasoner(T.ge(x, k(5))), T.gt(x, k(2))) is Truth.TRUE
+def test_bound_implies_weaker_bound(reasoner_with):
+    assert truth(reasoner_with(T.ge(x, k(5))), T.gt(x, k(2))) is Truth.TRUE
 
 
-def test_bound_refutes_contrary_guard():
-    v = reasoner(T.ge(x, k(5))).decide(T.lt(x, k(3)))
+def test_bound_refutes_contrary_guard(reasoner_with):
+    v = reasoner_with(T.ge(x, k(5))).decide(T.lt(x, k(3)))
     assert v.truth is Truth.FALSE and v.by is Layer.INTERVAL
 
 
-def test_nonnegative_and_nonzero_give_positive():
-    rs = reasoner(T.ge(x, k(0)), T.ne(x, k(0)))
+def test_nonnegative_and_nonzero_give_positive(reasoner_with):
+    rs = reasoner_with(T.ge(x, k(0)), T.ne(x, k(0)))
     assert truth(rs, T.ge(x, k(1))) is Truth.TRUE
 
 
-def test_product_of_positive_sizes_is_nonzero():
-    rs = reasoner(T.ge(s0, k(1)), T.ge(s1, k(1)), T.ge(s2, k(1)))
+def test_product_of_positive_sizes_is_nonzero(reasoner_with):
+    rs = reasoner_with(T.ge(s0, k(1)), T.ge(s1, k(1)), T.ge(s2, k(1)))
     assert truth(rs, T.ne(T.mul(s0, s1, s2), k(0))) is Truth.TRUE
 
 
-def test_equality_between_symbols_makes_terms_identical():
-    rs = reasoner(T.eq(s0, s1))
+def test_equality_between_symbols_makes_terms_identical(reasoner_with):
+    rs = reasoner_with(T.eq(s0, s1))
     assert truth(rs, T.eq(T.mul(s0, s2), T.mul(s1, s2))) is Truth.TRUE
 
 
-def test_equality_to_constant_folds_later_guards():
-    rs = reasoner(T.eq(x, k(64)))
+def test_equality_to_constant_folds_later_guards(reasoner_with):
+    rs = reasoner_with(T.eq(x, k(64)))
     v = rs.decide(T.eq(T.mod(T.mul(x, y), k(8)), k(0)))
     assert v.truth is Truth.TRUE
 
 
-def test_facts_about_a_term_survive_a_later_substitution():
-    rs = reasoner(T.ge(T.mul(x, y), k(10)), T.eq(x, z))
+def test_facts_about_a_term_survive_a_later_substitution(reasoner_with):
+    rs = reasoner_with(T.ge(T.mul(x, y), k(10)), T.eq(x, z))
     assert truth(rs, T.ge(T.mul(z, y), k(10))) is Truth.TRUE
 
 
-def test_linear_combination_fact_decides_same_combination():
-    rs = reasoner(T.le(T.add(x, y), s0))
+def test_linear_combination_fact_decides_same_combination(reasoner_with):
+    rs = reasoner_with(T.le(T.add(x, y), s0))
     assert truth(rs, T.le(T.add(x, y), s0)) is Truth.TRUE
     assert truth(rs, T.le(T.add(x, y), T.add(s0, k(3)))) is Truth.TRUE
 
 
-def test_backward_propagation_bounds_the_operands_of_a_sum():
-    rs = reasoner(T.ge(x, k(0)), T.ge(y, k(0)), T.le(T.add(x, y), k(10)))
+def test_backward_propagation_bounds_the_operands_of_a_sum(reasoner_with):
+    rs = reasoner_with(T.ge(x, k(0)), T.ge(y, k(0)), T.le(T.add(x, y), k(10)))
     assert truth(rs, T.le(x, k(10))) is Truth.TRUE
 
 
-def test_congruence_from_mod_fact():
-    rs = reasoner(T.eq(T.mod(x, k(8)), k(0)))
+def test_congruence_from_mod_fact(reasoner_with):
+    rs = reasoner_with(T.eq(T.mod(x, k(8)), k(0)))
     assert truth(rs, T.eq(T.mod(x, k(4)), k(0))) is Truth.TRUE
 
 
-def test_disequality_is_remembered():
-    rs = reasoner(T.ne(x, k(3)))
+def test_disequality_is_remembered(reasoner_with):
+    rs = reasoner_with(T.ne(x, k(3)))
     assert truth(rs, T.ne(x, k(3))) is Truth.TRUE
     assert truth(rs, T.eq(x, k(3))) is Truth.FALSE
 
 
-def test_contradictory_facts_are_reported_and_make_guards_vacuous():
-    rs = reasoner(T.ge(x, k(5)), T.le(x, k(2)))
+def test_contradictory_facts_are_reported_and_make_guards_vacuous(reasoner_with):
+    rs = reasoner_with(T.ge(x, k(5)), T.le(x, k(2)))
     assert rs.contradiction
     v = rs.decide(T.eq(y, k(1)))
     assert v.truth is Truth.TRUE and v.by is Layer.CONTRADICTION
 
 
-def test_bounds_of_a_term():
-    rs = reasoner(T.ge(x, k(2)), T.le(x, k(7)))
+def test_bounds_of_a_term(reasoner_with):
+    rs = reasoner_with(T.ge(x, k(2)), T.le(x, k(7)))
     assert rs.bounds(T.add(T.mul(k(2), x), k(1))) == (5, 15)
     lo, hi = Reasoner().bounds(x)
     assert lo == -math.inf and hi == math.inf
 
 
-def test_division_by_a_possibly_zero_symbol_is_not_bounded():
-    rs = reasoner(T.ge(x, k(0)), T.le(x, k(10)), T.ge(y, k(0)))
+def test_division_by_a_possibly_zero_symbol_is_not_bounded(reasoner_with):
+    rs = reasoner_with(T.ge(x, k(0)), T.le(x, k(10)), T.ge(y, k(0)))
     assert truth(rs, T.le(T.div(x, y), k(10))) is Truth.UNKNOWN
 
 
-def test_division_by_a_positive_symbol_is_bounded():
-    rs = reasoner(T.ge(x, k(0)), T.le(x, k(10)), T.ge(y, k(1)))
+def test_division_by_a_positive_symbol_is_bounded(reasoner_with):
+    rs = reasoner_with(T.ge(x, k(0)), T.le(x, k(10)), T.ge(y, k(1)))
     assert truth(rs, T.le(T.div(x, y), k(10))) is Truth.TRUE
 
 
-def test_disjunction_with_one_open_branch_is_assumed():
-    rs = reasoner(T.or_(T.lt(x, k(0)), T.gt(y, k(5))), T.ge(x, k(0)))
+def test_disjunction_with_one_open_branch_is_assumed(reasoner_with):
+    rs = reasoner_with(T.or_(T.lt(x, k(0)), T.gt(y, k(5))), T.ge(x, k(0)))
     assert truth(rs, T.gt(y, k(5))) is Truth.TRUE
 
 
-def test_real_division_by_constant_is_linear():
-    rs = reasoner(T.ge(x, k(4)))
+def test_real_division_by_constant_is_linear(reasoner_with):
+    rs = reasoner_with(T.ge(x, k(4)))
     assert truth(rs, T.ge(T.rdiv(x, k(2)), k(2))) is Truth.TRUE
 
 
-def test_min_of_bounded_terms():
-    rs = reasoner(T.ge(x, k(3)), T.ge(y, k(5)))
+def test_min_of_bounded_terms(reasoner_with):
+    rs = reasoner_with(T.ge(x, k(3)), T.ge(y, k(5)))
     assert truth(rs, T.ge(T.minimum(x, y), k(3))) is Truth.TRUE
 
 
@@ -141,10 +134,10 @@ def test_small_budget_is_still_sound(budget):
     assert truth(rs, T.le(x, k(10))) in (Truth.TRUE, Truth.UNKNOWN)
 
 
-def test_opaque_functions_are_the_same_on_the_same_operand_and_monotone_where_known():
+def test_opaque_functions_are_the_same_on_the_same_operand_and_monotone_where_known(reasoner_with):
     log2 = "OpaqueUnaryFn_log2"  # PyTorch's math.log2 of a float: non-decreasing where defined
     f, g = T.apply(log2, x), T.apply(log2, y)
-    rs = reasoner(T.le(x, y), T.ge(x, k(1)))
+    rs = reasoner_with(T.le(x, y), T.ge(x, k(1)))
     assert truth(rs, T.eq(T.apply(log2, x), f)) is Truth.TRUE
     assert truth(rs, T.le(f, g)) is Truth.TRUE  # log2 does not decrease
     assert truth(rs, T.lt(f, g)) is Truth.UNKNOWN  # x = y is possible
@@ -152,7 +145,7 @@ def test_opaque_functions_are_the_same_on_the_same_operand_and_monotone_where_kn
     assert truth(rs, T.le(T.apply("log2", x), T.apply("log2", y))) is Truth.UNKNOWN  # a file's own log2
 
 
-def test_a_monotone_opaque_function_is_not_ordered_outside_its_domain():
+def test_a_monotone_opaque_function_is_not_ordered_outside_its_domain(reasoner_with):
     log2 = "OpaqueUnaryFn_log2"
-    rs = reasoner(T.le(x, y))  # x may be 0 or negative: log2(x) has no value
+    rs = reasoner_with(T.le(x, y))  # x may be 0 or negative: log2(x) has no value
     assert truth(rs, T.le(T.apply(log2, x), T.apply(log2, y))) is Truth.UNKNOWN

@@ -22,11 +22,10 @@ from absint.cli.sample import sample_file
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at
 from absint.lang.printer import to_smtlib
-from absint.reasoning.reasoner import Reasoner
 from absint.readers.smtlib import parse
 from absint.search.sampling import IMPOSSIBLE, SAT, UNKNOWN, Unsampleable, sample, solutions
 from benchmarks.generators import PRELUDE_TEXT
-from repo_paths import CORPUS, EXAMPLES
+from repo_paths import EXAMPLES
 from term_strategies import int_terms
 
 z3 = pytest.importorskip("z3")
@@ -82,20 +81,13 @@ def _box_values(box, name: str) -> list[int]:
     return [v for v in range(-3, 9) if truth_at(box, {name: v})]
 
 
-def assumed(facts) -> Reasoner:
-    r = Reasoner()
-    for f in facts:
-        r.assume(f)
-    return r
-
-
 # ------------------------------------------------------------------ never a wrong answer
 
 
 @SETTINGS
 @given(SPECS_GENERATED, st.integers(0, 2**16))
-def test_every_sample_is_a_solution_and_impossible_is_proved(facts, seed):
-    r = assumed(facts)
+def test_every_sample_is_a_solution_and_impossible_is_proved(reasoner_with, facts, seed):
+    r = reasoner_with(*facts)
     found = sample(r, 5, seed=seed, variables=VARS)
     if found.status == IMPOSSIBLE:
         assert z3_solver(facts) == "unsat"
@@ -110,11 +102,11 @@ def test_every_sample_is_a_solution_and_impossible_is_proved(facts, seed):
 
 @SETTINGS
 @given(SPECS_GENERATED, st.integers(0, 2**16))
-def test_propagated_draws_are_solutions_and_leave_the_reasoner_as_it_was(facts, seed):
+def test_propagated_draws_are_solutions_and_leave_the_reasoner_as_it_was(reasoner_with, facts, seed):
     """The checkpointed path alone (no box draw): assumptions, refuted values, rollbacks."""
     from absint.search import sampling
 
-    r = assumed(facts)
+    r = reasoner_with(*facts)
     guards = [T.le(VARS[0], VARS[1]), T.ge(T.add(VARS[1], VARS[2]), k(1))]
     before = [r.decide(g) for g in guards]
     with pytest.MonkeyPatch.context() as mp:
@@ -129,8 +121,8 @@ def test_propagated_draws_are_solutions_and_leave_the_reasoner_as_it_was(facts, 
 
 @SETTINGS
 @given(SPECS_GENERATED)
-def test_the_exhaustive_count_is_the_brute_force_count(facts):
-    r = assumed(facts)
+def test_the_exhaustive_count_is_the_brute_force_count(reasoner_with, facts):
+    r = reasoner_with(*facts)
     found = solutions(r, variables=VARS)
     count, unevaluable = brute_force(facts)
     if found.status == IMPOSSIBLE:
@@ -147,8 +139,8 @@ def test_the_exhaustive_count_is_the_brute_force_count(facts):
 
 @SETTINGS
 @given(SPECS_GENERATED, st.integers(0, 2**16))
-def test_sampling_leaves_the_reasoner_as_it_was(facts, seed):
-    r = assumed(facts)
+def test_sampling_leaves_the_reasoner_as_it_was(reasoner_with, facts, seed):
+    r = reasoner_with(*facts)
     guards = [T.le(VARS[0], VARS[1]), T.eq(T.add(VARS[0], VARS[2]), k(2)), T.ge(VARS[1], k(0))]
     before = [r.decide(g) for g in guards]
     sample(r, 3, seed=seed, variables=VARS)
@@ -193,13 +185,13 @@ SMALL_SPECS = {
 
 
 @pytest.mark.parametrize("name", sorted(SMALL_SPECS))
-def test_distinct_samples_are_within_five_percent_of_uniform_draws(name):
+def test_distinct_samples_are_within_five_percent_of_uniform_draws(reasoner_with, name):
     program = parse(SMALL_SPECS[name], name)
     facts = [f.term for f in program.facts]
-    every = solutions(assumed(facts))
+    every = solutions(reasoner_with(*facts))
     assert every.complete and every.count > 100
     n = every.count  # where the count of distinct points is most sensitive to bias
-    drawn = sample(assumed(facts), n, seed=7)
+    drawn = sample(reasoner_with(*facts), n, seed=7)
     assert drawn.status == SAT and len(drawn.points) == n
     distinct = len({tuple(sorted(p.items())) for p in drawn.points})
     expected = expected_distinct(every.count, n)
@@ -209,17 +201,17 @@ def test_distinct_samples_are_within_five_percent_of_uniform_draws(name):
 
 
 @pytest.mark.parametrize("name", ["broadcast", "conv", "reshape"])
-def test_propagated_draws_alone_are_near_uniform(name, monkeypatch):
+def test_propagated_draws_alone_are_near_uniform(reasoner_with, name, monkeypatch):
     """With no box draw at all (as on a sparse box), the propagated draws' distinct points,
     averaged over two seeds, are still within 5% of uniform draws' (measured: -0.8 to -3.8%)."""
     from absint.search import sampling
 
     monkeypatch.setattr(sampling.Sampler, "_box_budget", lambda self, i: 0)
     facts = [f.term for f in parse(SMALL_SPECS[name], name).facts]
-    every = solutions(assumed(facts))
+    every = solutions(reasoner_with(*facts))
     distinct = []
     for seed in (7, 8):
-        drawn = sample(assumed(facts), every.count, seed=seed)
+        drawn = sample(reasoner_with(*facts), every.count, seed=seed)
         assert drawn.status == SAT and len(drawn.points) == every.count
         distinct.append(len({tuple(sorted(p.items())) for p in drawn.points}))
     expected = expected_distinct(every.count, every.count)
@@ -297,7 +289,7 @@ def test_bad_files_are_reported_and_the_others_sampled(tmp_path, capsys):
     assert out.splitlines()[0] == f"{good}: sat, 2 sample(s)"
 
 
-def test_unbounded_specs_sample_in_a_window_but_are_not_enumerated(tmp_path, capsys):
+def test_unbounded_specs_sample_in_a_window_but_are_not_enumerated(reasoner_with, tmp_path, capsys):
     f = tmp_path / "open.smt2"
     f.write_text("(declare-const a Int) (declare-const b Int)\n(assert (>= a 1))\n(assert (= b (* 2 a)))\n")
     assert main(["sample", str(f), "-n", "20", "--seed", "0", "--json"]) == 0
@@ -306,7 +298,7 @@ def test_unbounded_specs_sample_in_a_window_but_are_not_enumerated(tmp_path, cap
     assert main(["sample", str(f), "--exhaustive"]) == 1
     assert "cannot enumerate: a is unbounded" in capsys.readouterr().err
     with pytest.raises(Unsampleable):
-        solutions(assumed([T.ge(VARS[0], k(1))]))
+        solutions(reasoner_with(T.ge(VARS[0], k(1))))
 
 
 # ------------------------------------------------------------------ the API
@@ -400,10 +392,10 @@ def test_a_product_no_draw_meets_is_sampled_by_walking_from_the_example(tmp_path
     assert len({tuple(p.values()) for p in points}) > 1  # walked, not the example six times
 
 
-@pytest.mark.skipif(not os.path.isdir(CORPUS), reason=f"the shared corpus is not at {CORPUS}")
-def test_corpus_files_that_crashed_are_sampled():
+@pytest.mark.corpus
+def test_corpus_files_that_crashed_are_sampled(corpus):
     for name in ("timm_efficientnet___0", "drq___0"):  # benchmarks/answers_corpus.py runs 200
-        path = os.path.join(CORPUS, name + ".smt2")
+        path = str(corpus / f"{name}.smt2")
         report = sample_file(path, 2, seed=1)
         assert report.error is None and report.result.status == SAT, (name, report)
         program = parse(open(path).read())
