@@ -48,10 +48,10 @@ MODES = ("off", "fallback", "primary", "shadow")
 def _program(name: str, n: int):
     """``(how, program)``: ``how`` is ``export`` (the program's dynamic dims), ``plain`` (no
     dynamic dims: the sizes that vary are ``.item()`` values), ``strict`` (strict export) or ``compile``;
-    the program a ``tests/torch_programs.Program`` (function, example, dynamic dims)."""
+    the program a ``tests/support/torch_programs.Program`` (function, example, dynamic dims)."""
     import torch
 
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
     import torch_programs as tp
     from benchmarks.torch_scale import offsets_program, split_program
 

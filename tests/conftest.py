@@ -2,9 +2,11 @@
 
 The folders mirror the packages (``tests/lang/`` tests ``absint/lang/``, ...) and hold no
 ``__init__.py``: pytest imports each test module by its file name, so file names are unique
-across folders. The helpers beside this file (``programs.py``, ``term_strategies.py``,
+across folders. The helpers in ``tests/support/`` (``programs.py``, ``term_strategies.py``,
 ``z3_check.py``, ``domain_laws.py``, ``torch_programs.py``, ``repo_paths.py``) are imported by
-name from any folder: ``tests/`` is on the import path (``pythonpath`` in pyproject.toml).
+name from any folder: ``tests/support`` is on the import path (``pythonpath`` in
+pyproject.toml); ``tests/`` itself is not, so no test folder (``tests/torch/``) can stand in
+for a package of its name.
 
 The fixtures below are the helpers several test modules used to define for themselves: a
 program file written to the test's temporary directory, a command run in process with its
@@ -14,46 +16,10 @@ output, a reasoner told some facts, and the shared corpus (skipped, with the rea
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 from repo_paths import CORPUS, REFERENCE
 
-TESTS = Path(__file__).resolve().parent
-
-
-class _NotAPackage:
-    """Finds no module of the given names: imports of them fail as if the names were free."""
-
-    def __init__(self, names: frozenset[str]):
-        self.names = names
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname in self.names:
-            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
-        return None
-
-
-def _hide_test_folders_from_imports() -> None:
-    """With ``tests/`` on the import path, a folder of it is a namespace package of its name,
-    found when nothing installed has that name: without torch, ``import torch`` would find
-    ``tests/torch/`` and ``pytest.importorskip("torch")`` would not skip. A name that only a
-    test folder provides is made unimportable; an installed package (torch, domains) still
-    wins over the folder, as regular packages always do."""
-    only_folders = set()
-    for folder in TESTS.iterdir():
-        if not folder.is_dir() or folder.name.startswith((".", "_")) or folder.name in sys.modules:
-            continue
-        spec = importlib.util.find_spec(folder.name)
-        if spec is not None and spec.origin is None and all(
-                Path(p).resolve().parent == TESTS for p in spec.submodule_search_locations or ()):
-            only_folders.add(folder.name)
-    sys.meta_path.insert(0, _NotAPackage(frozenset(only_folders)))
-
-
-_hide_test_folders_from_imports()
 
 
 @pytest.fixture

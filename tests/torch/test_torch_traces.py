@@ -1,5 +1,5 @@
 """Replay of traces the project recorded itself (``tests/data/torch_traces.jsonl``, from
-``tests/torch_programs.py`` under torch 2.13 export and compile; regenerate with
+``tests/support/torch_programs.py`` under torch 2.13 export and compile; regenerate with
 ``python -m benchmarks.torch_client --record tests/data/torch_traces.jsonl``), without torch:
 absint's answers, recorded and replayed, never contradict PyTorch's answers (shadow
 sessions: PyTorch answered every plain question) nor the values at the example point."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent  # the repository: absint/, domains/, benchmarks/, docs/, examples/
 DATA = TESTS / "data"
 DOCS = ROOT / "docs"
