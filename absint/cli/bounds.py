@@ -26,7 +26,7 @@ from absint.reasoning.reasoner import Reasoner
 from absint.readers.files import load_program
 from absint.lang.terms import BOOL, INT, Term
 from absint.cli.budgets import add_budget_arguments, max_size
-from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, add_paths, each_file, files_with_errors
+from absint.cli.runner import JSON_HELP, Outcome, add_paths, each_file, files_with_errors, reported
 
 NONE = "-"  # an empty cell of the table
 
@@ -295,7 +295,7 @@ def _pieces(pieces: tuple[str, ...] | None, combine: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser, EPILOG)
+    add_paths(parser, EPILOG, json_help=JSON_HELP)
     parser.add_argument("--symbol", "-s", action="append", metavar="NAME", dest="symbols",
                         help="report this symbol or output instead of the unbacked symbols (repeatable); "
                              "a file without it is a usage error")
@@ -303,8 +303,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also report the program's outputs (output<k>_size<d>, _stride<d>, _storage_offset)")
     parser.add_argument("--int32", action="store_true",
                         help="also say whether each term provably fits in int32 (TRUE / UNKNOWN / FALSE)")
-    parser.add_argument("--json", action="store_true",
-                        help="one JSON object per file and line instead of the table")
     parser.add_argument("--smtlib", action="store_true",
                         help="write symbolic bounds in SMT-LIB syntax, (* s0 s1), instead of the readable s0*s1")
     add_budget_arguments(parser)
@@ -315,8 +313,6 @@ def run(args) -> int:
     def job(path: str, presets: tuple[str, ...]) -> Outcome:
         report = bounds_of_file(path, max_size(args), names=args.symbols, outputs=args.outputs, int32=args.int32,
                                 smtlib=args.smtlib, presets=presets)
-        status = OK if report.error is None else USAGE if report.usage_error else PROBLEM
-        return Outcome(report.to_json(), tuple(table(report)) if report.error is None else (),
-                       (report.error,) if report.error is not None else (), status)
+        return reported(report.to_json(), lambda: table(report), report.error, report.usage_error)
 
     return each_file(args, "bounds", job, summary=files_with_errors)

@@ -16,7 +16,7 @@ import time
 
 import attrs
 
-from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, add_paths, each_file
+from absint.cli.runner import JSON_HELP, OK, PROBLEM, USAGE, Outcome, add_paths, each_file
 from absint.inputs.description import ValidInputs, describe_program, ranges_of, readable_smtlib
 from absint.inputs.export import export_text
 from absint.inputs.within import BadDeclaration, Violation, parse_ranges, violations
@@ -153,8 +153,7 @@ def _range_text(r) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser, EPILOG)
-    parser.add_argument("--json", action="store_true", help="one JSON object per file and line")
+    add_paths(parser, EPILOG, json_help=JSON_HELP)
     parser.add_argument("--within", metavar="RANGES",
                         help="declared ranges, 'x=1..64,y=32..512': report the asserts that can fail inside them")
     parser.add_argument("--export", action="store_true",

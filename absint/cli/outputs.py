@@ -17,7 +17,7 @@ import attrs
 
 from absint.cli.bounds import assume_program, json_number, number, one_line
 from absint.cli.budgets import add_budget_arguments, max_size
-from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, add_paths, each_file, files_with_errors
+from absint.cli.runner import JSON_HELP, Outcome, add_paths, each_file, files_with_errors, reported
 from absint.lang import terms as T
 from absint.lang.kinds import CONST
 from absint.lang.printer import to_infix, to_smtlib
@@ -148,8 +148,7 @@ def table(report: FileOutputs, smtlib: bool = False) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser, EPILOG)
-    parser.add_argument("--json", action="store_true", help="one JSON object per file and line instead of the table")
+    add_paths(parser, EPILOG, json_help=JSON_HELP)
     parser.add_argument("--smtlib", action="store_true",
                         help="write expressions in SMT-LIB syntax, (* s0 s1), instead of the readable s0*s1")
     add_budget_arguments(parser)
@@ -159,10 +158,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     def job(path: str, presets: tuple[str, ...]) -> Outcome:
         report = outputs_of_file(path, presets, max_size(args))
-        status = OK if report.error is None else USAGE if report.usage_error else PROBLEM
         tally = {"outputs": len(report.outputs), "constant": sum(o.constant is not None for o in report.outputs)}
-        return Outcome(report.to_json(), tuple(table(report, args.smtlib)) if report.error is None else (),
-                       (report.error,) if report.error is not None else (), status, tally)
+        return reported(report.to_json(), lambda: table(report, args.smtlib), report.error, report.usage_error, tally)
 
     return each_file(args, "outputs", job, summary=_summary)
 

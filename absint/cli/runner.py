@@ -83,12 +83,29 @@ def _show(outcome: Outcome, args: argparse.Namespace) -> None:
         print("\n".join(outcome.lines), flush=True)
 
 
-def add_paths(parser: argparse.ArgumentParser, epilog: str, metavar: str = "PATH") -> None:
-    """The positional files every per-file command takes, and its help's worked example."""
+JSON_HELP = "one JSON object per file and line instead of the text"
+
+
+def add_paths(parser: argparse.ArgumentParser, epilog: str, metavar: str = "PATH",
+              json_help: str | None = None) -> None:
+    """The positional files every per-file command takes, its help's worked example, and
+    ``--json`` when ``json_help`` is given."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = epilog
     parser.add_argument("paths", nargs="+", metavar=metavar,
                         help=".smt2 files or directories (searched for *.smt2); - reads one program from stdin")
+    if json_help is not None:
+        parser.add_argument("--json", action="store_true", help=json_help)
+
+
+def reported(record: Mapping, text: Callable[[], Sequence[str]], error: str | None, usage_error: bool = False,
+             tally: Mapping[str, int] | None = None) -> Outcome:
+    """The usual outcome of a file's report: its text when it has no error; else the error on
+    stderr, a USAGE status when the error is the user's (a --symbol the file lacks, ...)."""
+    tally = dict(tally or {})
+    if error is None:
+        return Outcome(record, tuple(text()), (), OK, tally)
+    return Outcome(record, (), (error,), USAGE if usage_error else PROBLEM, tally)
 
 
 def files_with_errors(n: int, tally: Counter) -> str | None:

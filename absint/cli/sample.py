@@ -13,7 +13,7 @@ import argparse
 
 import attrs
 
-from absint.cli.runner import OK, PROBLEM, Outcome, add_paths, each_file
+from absint.cli.runner import JSON_HELP, Outcome, add_paths, each_file, reported
 from absint.lang import terms as T
 from absint.reasoning.reasoner import Reasoner
 from absint.readers.smtlib import SmtLibError, read_file
@@ -114,7 +114,7 @@ def lines(report: FileSamples, exhaustive: bool) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser, EPILOG, "SPEC")
+    add_paths(parser, EPILOG, "SPEC", json_help=JSON_HELP)
     parser.add_argument("-n", type=_natural, default=10, metavar="N", help="samples per spec (default 10)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one)")
     parser.add_argument("--exhaustive", action="store_true",
@@ -125,7 +125,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max", type=_largest, default=LARGEST, metavar="M", dest="largest",
                         help=f"samples: draw within -M..M where the asserts allow it (default {LARGEST}; "
                         "'none': anywhere they allow)")
-    parser.add_argument("--json", action="store_true", help="one JSON object per file and line")
 
 
 def _largest(text: str) -> int | None:
@@ -145,8 +144,6 @@ def _natural(text: str) -> int:
 def run(args) -> int:
     def job(path: str, presets: tuple[str, ...]) -> Outcome:
         report = sample_file(path, args.n, args.seed, args.exhaustive, args.limit, not args.count_only, args.largest)
-        failed = report.error is not None
-        return Outcome(report.to_json(args.exhaustive), () if failed else tuple(lines(report, args.exhaustive)),
-                       (report.error,) if failed else (), PROBLEM if failed else OK)
+        return reported(report.to_json(args.exhaustive), lambda: lines(report, args.exhaustive), report.error)
 
     return each_file(args, "sample", job, budgeted=False)

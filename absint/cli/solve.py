@@ -14,7 +14,7 @@ import sys
 
 import attrs
 
-from absint.cli.runner import PROBLEM, USAGE, Outcome, add_paths, each_file
+from absint.cli.runner import JSON_HELP, PROBLEM, USAGE, Outcome, add_paths, each_file
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.numerals import brief
@@ -161,7 +161,7 @@ def _one_line(text: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser, EPILOG)
+    add_paths(parser, EPILOG, json_help=JSON_HELP)
     parser.add_argument("--want", "-w", action="append", required=True, metavar="WANT", dest="wants",
                         help="a condition the point must satisfy, infix or SMT-LIB (repeatable)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random values tried (default 0)")
@@ -170,7 +170,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
                         help=f"wall-clock seconds of search per file (default {DEFAULT_SECONDS:g}; shrinking "
                              "the asserts of an exhaustive proof may take half as long again)")
-    parser.add_argument("--json", action="store_true", help="one JSON object per file and line")
     preset_option.add_argument(parser, "; a found point satisfies them too, and a preset fact in a "
                                        "contradiction is named 'preset NAME: FACT'")
 
