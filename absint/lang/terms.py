@@ -406,30 +406,27 @@ def as_int_over(t: Term) -> tuple[Term, int] | None:
 
 def to_int(x: Term) -> Term:
     """Floor of a Real; ``to_int(P/d)`` is ``div(P, d)``."""
-    _check_numeric(x)
-    if x.sort is INT:
-        return x
-    if x.kind == CONST:
-        return const(math.floor(x.data))
-    split = as_int_over(x)
-    if split is not None:
-        p, d = split
-        return div(p, const(d))
-    return _intern(TO_INT, INT, (x,), None)
+    return _rounded(x, TO_INT, math.floor, 0)
 
 
 def ceil(x: Term) -> Term:
     """Ceiling of a Real; ``ceil(P/d)`` is ``div(P + d - 1, d)``."""
+    return _rounded(x, CEIL, math.ceil, 1)
+
+
+def _rounded(x: Term, kind: Kind, at_constant, up: int) -> Term:
+    """``to_int`` (``up`` 0) or ``ceil`` (``up`` 1) of a Real: an Int is itself, a constant
+    its rounding, ``P/d`` the division ``(P + up*(d - 1)) div d``, else an atom of ``kind``."""
     _check_numeric(x)
     if x.sort is INT:
         return x
     if x.kind == CONST:
-        return const(math.ceil(x.data))
+        return const(at_constant(x.data))
     split = as_int_over(x)
     if split is not None:
         p, d = split
-        return div(add(p, const(d - 1)), const(d))
-    return _intern(CEIL, INT, (x,), None)
+        return div(add(p, const(d - 1)) if up else p, const(d))
+    return _intern(kind, INT, (x,), None)
 
 
 def rdiv(x: Term, y: Term) -> Term:
