@@ -23,7 +23,7 @@ from absint.reasoning.verdict import Truth
 NAMES = ("x", "y", "z")
 VARS = [T.var(n, T.INT) for n in NAMES]
 BOX = [dict(zip(NAMES, p)) for p in itertools.product(range(-4, 5), repeat=3)]
-SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=80, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 LINEAR = st.tuples(st.lists(st.integers(-2, 2), min_size=3, max_size=3), st.integers(-4, 4)).map(
