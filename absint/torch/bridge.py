@@ -272,11 +272,10 @@ class ShapeEnvBridge:
         facts alone leave the question open, under those bounds taken back at once."""
         plain = self.decide(expr)
         size_like = getattr(self.se, "size_like", ())
-        if plain.truth is not Truth.UNKNOWN or plain.by in _UNREAD_BY or not size_like:
+        if plain.truth is not Truth.UNKNOWN or plain.by in UNREAD_BY or not size_like:
             return plain
         route = self.route(expr)
-        tier = self.entry if route == "entry" else self.full
-        read = self._unbacked_replaced(expr) if route == "entry" else expr
+        tier, read = self._tier(route), self._read(route, expr)
         bounds = [b for s in _symbols(read) if s in size_like for b in self._oblivious_bounds(s)]
         if not bounds:
             return plain
@@ -309,15 +308,23 @@ class ShapeEnvBridge:
             return []
         return [sympy.Ge(s, lower, evaluate=False), sympy.Le(s, upper, evaluate=False)]
 
+    def _tier(self, route: str) -> _Tier:
+        return self.entry if route == "entry" else self.full
+
+    def _read(self, route: str, expr):
+        """``expr`` as the routed reasoner reads it: an entry question with PyTorch's
+        replacements of its unbacked symbols applied."""
+        return self._unbacked_replaced(expr) if route == "entry" else expr
+
     def _decide(self, expr) -> Answer:
         route = self.route(expr)
-        tier = self.entry if route == "entry" else self.full
+        tier = self._tier(route)
         if tier.r.contradiction:
             self.stats.errors["contradiction"] += 1
             return Answer(Truth.UNKNOWN, "contradiction", route)
         t0 = time.perf_counter()
         try:
-            v = tier.r.decide(self._unbacked_replaced(expr) if route == "entry" else expr)
+            v = tier.r.decide(self._read(route, expr))
         except UnsupportedExpression as e:
             self.stats.gaps[e.class_name] += 1
             return Answer(Truth.UNKNOWN, "gap", route)
@@ -394,7 +401,7 @@ class ShapeEnvBridge:
 
 
 #: an Answer's ``by`` when absint did not read the question completely
-_UNREAD_BY = frozenset({"gap", "error", "not-boolean", "contradiction"})
+UNREAD_BY = frozenset({"gap", "error", "not-boolean", "contradiction"})
 
 
 def _symbols(expr) -> set:

@@ -36,7 +36,7 @@ import sympy
 
 from absint.reasoning.verdict import Truth
 from absint.torch import policy
-from absint.torch.bridge import Answer, ShapeEnvBridge
+from absint.torch.bridge import UNREAD_BY, Answer, ShapeEnvBridge
 from absint.torch.counters import Disagreement, Stats, TorchOnly
 from absint.torch.trace import Recorder
 
@@ -45,7 +45,7 @@ UNKNOWN_POLICIES = ("final", "ask_torch")
 #: what ``_Installation.first`` returns when PyTorch must answer
 ASK_TORCH = object()
 #: answers that say absint did not read the question completely
-_UNREAD = frozenset({"gap", "error", "not-boolean", "contradiction", "check-failed"})
+_UNREAD = UNREAD_BY | {"check-failed"}
 _TRUTH_WORD = {Truth.TRUE: "true", Truth.FALSE: "false", Truth.UNKNOWN: "unknown"}
 
 
