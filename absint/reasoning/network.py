@@ -32,6 +32,12 @@ from domains.packing import UnionFind
 
 #: propagation steps spent on one fact; past it values stay sound over-approximations
 DEFAULT_BUDGET = 4000
+#: a sum or named sum with at most this many operands is revised both ways whenever one
+#: operand changes (HC4's revise), also when its own value holds still: ``v0 >= 0`` then
+#: reaches ``v1`` through ``v1 - v0 >= 3``; a longer one is read backwards only when its own
+#: value narrows (each backward read costs its length)
+SHORT_KEY = 8
+_REVISED = (LIN, DEF)
 #: a sum with more operands than this is re-read one changed operand at a time, when the
 #: domain can (``domain.sum_tracker``): a fact on one length of a sum of thousands is O(1)
 LONG_SUM = 16
@@ -57,7 +63,7 @@ class ValueNetwork:
         #: rolled back (a rollback bumps it too: it only ever grows)
         self.shape = 0
         self.contradiction = False
-        self.exhausted = 0  # propagations cut short by the budget
+        self.exhausted = 0  # propagations cut short by the budget (or restored to mid-way)
         #: operand values read by forward and backward steps: the work facts cost (counted,
         #: not rolled back; the scaling tests read it instead of timing)
         self.reads = 0
@@ -77,6 +83,15 @@ class ValueNetwork:
         self._tracker = getattr(domain, "sum_tracker", None)
 
     # ------------------------------------------------------------ what other layers may change
+
+    @property
+    def at_fixpoint(self) -> bool:
+        """Whether every narrowing so far was propagated to its end: no propagation cut short
+        by the budget (ever: a cut leaves values that a full propagation would narrow), none
+        pending, no contradiction. Then the values are a fixpoint of every sum and named sum
+        of at most :data:`SHORT_KEY` operands, which is what lets the difference searches
+        read an atom's bounds off its value (:mod:`absint.reasoning.zones`)."""
+        return not self.exhausted and not self._work and not self.contradiction
 
     def contradict(self) -> None:
         """The facts were found inconsistent (by the fact intake, on a disjunction or a
@@ -391,7 +406,10 @@ class ValueNetwork:
             steps += 1
             for q in parents.get(p, ()):
                 if q in val:
+                    before = val[q]
                     self._narrow(q, self._forward(q, p))
+                    if val[q] is before and q.kind in _REVISED and len(q.args) <= SHORT_KEY:
+                        self._backward(q)  # q held still: its other operands may still narrow
             self._backward(p)
 
     # ------------------------------------------------------------ substitution
@@ -457,12 +475,14 @@ class ValueNetwork:
 
     def mark(self) -> tuple:
         """What the trail does not log: the epoch, the contradiction flag, the blocks'
-        journal position (the journal starts with the first checkpoint)."""
-        return self.epoch, self.contradiction, self._blocks.start_journal()
+        journal position (the journal starts with the first checkpoint), whether a
+        propagation was under way (restoring values it had not finished with is a cut)."""
+        return self.epoch, self.contradiction, self._blocks.start_journal(), bool(self._work)
 
     def restore(self, mark: tuple) -> None:
         """Back to a :meth:`mark`, once the trail is undone to the same checkpoint."""
-        self.epoch, self.contradiction, position = mark
+        self.epoch, self.contradiction, position, pending = mark
+        self.exhausted += pending  # back to values a propagation had not finished with
         self.shape += 1
         self._blocks.undo_to(position)
         self._work.clear()

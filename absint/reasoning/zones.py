@@ -25,7 +25,11 @@ source; only when that leaves it open is the search run again. A program asking
 ``start_k <= total`` for every ``k`` searches from ``total`` once, not once per ``k``.
 
 A single variable ``x`` is bounded the same way: ``x <= hi(b) + d(b, x)`` and
-``x >= lo(a) - d(x, a)``. When every search a question ran finished and left it open,
+``x >= lo(a) - d(x, a)``. Once the network's propagation has run to its end
+(:attr:`ValueNetwork.at_fixpoint`) no search is needed for that: HC4 on ``a - b = q`` relaxes
+exactly the two edges of ``q``, so each atom's value already holds its shortest paths from
+zero, and a difference's path through zero is ``hi(x) - lo(y)``; only the direct path is
+searched (a question then costs a cached lookup, not a walk over the chain). When every search a question ran finished and left it open,
 :meth:`DifferenceBounds.settled` says so: the polyhedral layer then skips a slice that holds
 nothing but differences and bounds (isl could only find the same bounds), which is what a
 long chain of open questions used to spend most of its time on.
@@ -156,8 +160,13 @@ class DifferenceBounds:
         out = self._paths(source, reverse=False)
         if out is None:
             return None, False
-        back = self._paths(target, reverse=True)
         best = out.get(target)
+        if self.network.at_fixpoint:  # the path through zero is the atoms' own bounds: no second search
+            hi, lo = self._bound(target, upper=True), self._bound(source, upper=False)
+            if hi is not None and lo is not None:
+                best = hi - lo if best is None else min(best, hi - lo)
+            return best, True
+        back = self._paths(target, reverse=True)
         if back is not None:
             via_zero = _min(d - lo for a, d in out.items() if (lo := self._bound(a, upper=False)) is not None)
             to_target = _min(hi + d for b, d in back.items() if (hi := self._bound(b, upper=True)) is not None)
@@ -174,7 +183,11 @@ class DifferenceBounds:
 
     def _atom_bound(self, x: Term, upper: bool) -> tuple[object | None, bool]:
         """The tightest bound on ``x`` through the graph: ``x <= hi(b) + d(b, x)`` (upper)
-        or ``x >= lo(a) - d(x, a)``, and whether the search finished."""
+        or ``x >= lo(a) - d(x, a)``, and whether the search finished. With the network at its
+        fixpoint that is ``x``'s own bound: propagating a difference key ``a - b`` in ``[lo, hi]``
+        is relaxing its two edges, so the values already are the shortest paths from zero."""
+        if self.network.at_fixpoint:
+            return self._bound(x, upper), True
         paths = self._paths(x, reverse=upper)
         if paths is None:
             return None, False
