@@ -150,7 +150,8 @@ def child(name: str, n: int, mode: str) -> dict:
             "guards": guards, "asked": stats.get("asked", 0), "answered": stats.get("answered", 0),
             "torch_decided": stats.get("torch_decided", 0), "disagreements": stats.get("disagreements", 0),
             "to_torch": stats.get("unread", 0) + stats.get("unknown_to_torch", 0),
-            "final_unknown": stats.get("final_unknown", 0), "passed_through": stats.get("passed_through", 0)}
+            "final_unknown": stats.get("final_unknown", 0), "passed_through": stats.get("passed_through", 0),
+            "unbacked_kept": stats.get("unbacked_kept", 0)}
 
 
 # ---------------------------------------------------------------- the parent

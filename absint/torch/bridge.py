@@ -110,6 +110,8 @@ class ShapeEnvBridge:
     def _reset(self) -> None:
         self.entry, self.full = _Tier(), _Tier()
         self.seen = _Seen()
+        #: every fact synced so far was read (none left out as a gap or an error)
+        self.facts_complete = True
         #: answers at the synced state, by expression (sympy's structural equality and
         #: cached hash, as PyTorch's own lru caches): PyTorch asks a fifth of its
         #: questions again before the next fact arrives; emptied whenever the state moves
@@ -232,9 +234,11 @@ class ShapeEnvBridge:
                 tier.r.assume(expr)
             except UnsupportedExpression as e:
                 self.stats.fact_gaps[e.class_name] += 1
+                self.facts_complete = False
                 return
             except Exception as e:  # noqa: BLE001 - a fact absint cannot take is left out, never fatal
                 self.stats.errors[f"fact: {type(e).__name__}"] += 1
+                self.facts_complete = False
                 return
         if self.emit is not None:
             self._emit({"t": "fact", "tier": "entry" if entry else "full", "smt": self._smt(expr)})
@@ -263,6 +267,36 @@ class ShapeEnvBridge:
             answer = self._decide(expr) if not size_oblivious else self._size_oblivious(expr)
             self.answers[(expr, size_oblivious)] = answer
         return answer
+
+    def keeps_unbacked(self, expr) -> bool:
+        """Whether PyTorch's ``_maybe_evaluate_static(expr, unbacked_only=True)`` returns an
+        expression with a symbol that is not backed, when absint can tell without sympy.
+
+        Its callers (``evaluate_expr``, ``guard_or_defer_runtime_assert``, torch 2.13 and
+        2.15) read nothing of that result but whether its free symbols are all backed; then
+        ``expr`` itself, which has an unbacked symbol, leads them the same way. PyTorch's
+        steps: replacements (``simplify``), ``canonicalize_bool_expr``, the axioms substituted,
+        each unbacked symbol with a finite lower bound moved onto a fresh positive symbol,
+        expansion, and ``bound_sympy`` over the ranges (a singleton range gives a constant).
+        So this says yes only for one relation between linear sides in which, after the
+        replacements, an unbacked symbol keeps a nonzero coefficient (moving it by an offset
+        and expanding keeps it), and that absint, with every fact read, leaves UNKNOWN: the
+        relation is then no axiom (absint proves each implication of its facts PyTorch
+        stores) and the ranges do not decide it (absint's facts include them, and interval
+        sums of a linear form are what ``bound_sympy`` computes)."""
+        if not self.facts_complete or not isinstance(expr, sympy.core.relational.Relational):
+            return False
+        lhs, rhs = _linear(expr.lhs), _linear(expr.rhs)
+        if lhs is None or rhs is None:
+            return False
+        for symbol, c in rhs.items():
+            lhs[symbol] = lhs.get(symbol, 0) - c
+        hints = reading.hints(self.se)
+        coefs = _replaced(lhs, self.se.replacements, hints)
+        if coefs is None or all(s in hints for s, c in coefs.items() if c):
+            return False
+        answer = self.decide(expr)
+        return answer.truth is Truth.UNKNOWN and answer.by not in UNREAD_BY
 
     def _size_oblivious(self, expr) -> Answer:
         """PyTorch's ``size_oblivious=True`` (``_maybe_evaluate_static_worker``, torch 2.13):
@@ -406,6 +440,41 @@ UNREAD_BY = frozenset({"gap", "error", "not-boolean", "contradiction"})
 
 def _symbols(expr) -> set:
     return set(getattr(expr, "free_symbols", ()))
+
+
+def _linear(expr) -> dict | None:
+    """``{symbol: coefficient}`` of a sum of integer multiples of symbols and an integer
+    (sympy keeps such a sum collected: one term per symbol), or None for anything else."""
+    terms = expr.args if isinstance(expr, sympy.Add) else (expr,)
+    out: dict = {}
+    for t in terms:
+        if isinstance(t, sympy.Integer):
+            continue
+        if isinstance(t, sympy.Symbol):
+            out[t] = out.get(t, 0) + 1
+        elif isinstance(t, sympy.Mul) and len(t.args) == 2 and isinstance(t.args[0], sympy.Integer) \
+                and isinstance(t.args[1], sympy.Symbol):
+            out[t.args[1]] = out.get(t.args[1], 0) + int(t.args[0])
+        else:
+            return None
+    return out
+
+
+def _replaced(coefs: dict, replacements: dict, hints: dict, rounds: int = 8) -> dict | None:
+    """``coefs`` with PyTorch's replacements of unbacked symbols applied (as
+    :meth:`ShapeEnvBridge._unbacked_replaced`), on the coefficients; None when a replacement
+    is not linear or the rounds run out."""
+    for _ in range(rounds):
+        todo = [s for s, c in coefs.items() if c and s not in hints and s in replacements and replacements[s] != s]
+        if not todo:
+            return coefs
+        for s in todo:
+            c, sub = coefs.pop(s), _linear(replacements[s])
+            if sub is None:
+                return None
+            for t, v in sub.items():
+                coefs[t] = coefs.get(t, 0) + c * v
+    return None
 
 
 def _relations(expr) -> list:

@@ -16,7 +16,9 @@ first; then, for a *plain* call only (:mod:`.policy`):
   final (``unknown="final"``: None, as PyTorch answers what it cannot decide) or goes to
   PyTorch (``unknown="ask_torch"``). A ``size_oblivious`` call left open by the facts is
   decided as PyTorch means it (each size-like symbol in ``[2, 2**48 - 1]`` within its
-  range, :meth:`.ShapeEnvBridge.decide`); still open, it goes to PyTorch.
+  range, :meth:`.ShapeEnvBridge.decide`); still open, it goes to PyTorch. An
+  ``unbacked_only=True`` call whose result would keep an unbacked symbol is answered with
+  the question itself (:meth:`.ShapeEnvBridge.keeps_unbacked`); any other goes to PyTorch.
 
 ``check=True`` evaluates every TRUE/FALSE of absint at the example point (backed hints, and
 real unbacked values where PyTorch has them): a mismatch answers None and is recorded.
@@ -110,6 +112,22 @@ class _Installation:
         s.unknown_to_torch += 1
         return ASK_TORCH
 
+    def keeps_unbacked(self, se: Any, expr) -> bool:
+        """Primary mode, an ``unbacked_only`` call: whether ``expr`` itself is the answer
+        (:meth:`.ShapeEnvBridge.keeps_unbacked`)."""
+        if getattr(self.local, "busy", False):
+            return False
+        self.local.busy = True
+        try:
+            b = self.bridge(se)
+            b.sync()
+            return b.keeps_unbacked(expr)
+        except Exception as e:  # noqa: BLE001 - absint failing must not break the compiler
+            self.stats.errors[f"unbacked_only: {type(e).__name__}"] += 1
+            return False
+        finally:
+            self.local.busy = False
+
     def _ask_once(self, se: Any, expr, torch_word: str, size_oblivious: bool = False) -> Answer | None:
         """absint's answer, or None when the call re-entered from inside absint (a question
         absint's own reading asks PyTorch is never answered twice)."""
@@ -168,6 +186,9 @@ def _wrapper(inst: _Installation) -> Callable:
             first = inst.first(self, expr, bool(kwargs.get("size_oblivious", False)))
             if first is not ASK_TORCH:
                 return first
+        elif inst.mode == "primary" and policy.unbacked_only_call(args, kwargs) and inst.keeps_unbacked(self, expr):
+            inst.stats.unbacked_kept += 1
+            return expr
         result = original(self, expr, *args, **kwargs)
         if not plain:
             inst.stats.passed_through += 1

@@ -40,6 +40,7 @@ class Stats:
 
     asked: int = 0  # plain calls absint was asked about
     passed_through: int = 0  # calls with axioms=/var_to_range=/compute_hint/unbacked_only
+    unbacked_kept: int = 0  # primary: unbacked_only calls answered with the question itself
     torch_decided: int = 0  # plain calls PyTorch answered itself
     decided: Counter = attrs.Factory(Counter)  # absint TRUE/FALSE, by layer
     routes: Counter = attrs.Factory(Counter)  # absint TRUE/FALSE, by reasoner (entry/full)
@@ -61,7 +62,8 @@ class Stats:
     def snapshot(self) -> dict:
         """A plain copy (dicts and numbers) for printing or JSON."""
         return {
-            "asked": self.asked, "passed_through": self.passed_through, "torch_decided": self.torch_decided,
+            "asked": self.asked, "passed_through": self.passed_through, "unbacked_kept": self.unbacked_kept,
+            "torch_decided": self.torch_decided,
             "decided_by_layer": dict(self.decided), "decided_by_route": dict(self.routes),
             "answered": self.answered, "undecided": self.undecided, "unread": self.unread,
             "final_unknown": self.final_unknown, "unknown_to_torch": self.unknown_to_torch,

@@ -11,7 +11,10 @@ say?". The keyword arguments change the question:
 * ``compute_hint=True``: a value at the hints, not a proof;
 * ``unbacked_only=True``: a rewritten expression is expected, not a verdict.
 
-Those pass through to PyTorch unchanged. ``size_oblivious=True`` stays plain: PyTorch then
+Those pass through to PyTorch unchanged, except, in primary mode, an ``unbacked_only`` call
+whose result absint can tell keeps an unbacked symbol
+(:meth:`~absint.torch.bridge.ShapeEnvBridge.keeps_unbacked`): the question itself is
+returned, which its callers read the same way. ``size_oblivious=True`` stays plain: PyTorch then
 assumes more (size-like unbacked symbols >= 2), and an answer true for all values satisfying
 the facts is true for those too.
 """
@@ -44,6 +47,15 @@ def plain_call(args: tuple, kwargs: dict) -> bool:
                                                                           and v is not None):
             return False
     return True
+
+
+def unbacked_only_call(args: tuple, kwargs: dict) -> bool:
+    """Whether a call is ``_maybe_evaluate_static(expr, unbacked_only=True)`` and nothing else
+    (what ``evaluate_expr`` and ``guard_or_defer_runtime_assert`` send after a plain call)."""
+    if args or kwargs.get("unbacked_only") is not True:
+        return False
+    return all(k in EXPECTED_KEYWORDS and (k == "unbacked_only" or v == EXPECTED_KEYWORDS[k])
+               for k, v in kwargs.items())
 
 
 def check_signature(fn: Callable, torch_version: str) -> None:
