@@ -62,6 +62,13 @@ class ValueNetwork:
         #: what caches of the network's shape compare, as the epoch is for its values; never
         #: rolled back (a rollback bumps it too: it only ever grows)
         self.shape = 0
+        #: every key registered, in order (a detached key stays listed; a rollback cuts the
+        #: list back): with :attr:`removals` unchanged, the keys registered since a cache was
+        #: built are ``registered[position:]``, so a cache of the keys' shape can be brought up
+        #: to date instead of rebuilt
+        self.registered: list[Term] = []
+        #: bumped whenever keys leave (a detach, a rollback): then caches rebuild
+        self.removals = 0
         self.contradiction = False
         self.exhausted = 0  # propagations cut short by the budget (or restored to mid-way)
         #: operand values read by forward and backward steps: the work facts cost (counted,
@@ -226,6 +233,7 @@ class ValueNetwork:
             value = self._forward(p)  # may register keys of an ite's condition first
             self.trail.set_item(self._val, p, value)
             self.shape += 1
+            self.registered.append(p)
             if p.kind == DEF:
                 self.epoch += 1  # a definition is a relation the difference searches now see
 
@@ -444,6 +452,7 @@ class ValueNetwork:
         trail = self.trail
         v = self._val.pop(old)
         self.shape += 1
+        self.removals += 1
         trail.push(self._val.__setitem__, old, v)
         self._sums.pop(old, None)
         excluded = self._excluded.pop(old, None)
@@ -477,13 +486,15 @@ class ValueNetwork:
         """What the trail does not log: the epoch, the contradiction flag, the blocks'
         journal position (the journal starts with the first checkpoint), whether a
         propagation was under way (restoring values it had not finished with is a cut)."""
-        return self.epoch, self.contradiction, self._blocks.start_journal(), bool(self._work)
+        return self.epoch, self.contradiction, self._blocks.start_journal(), bool(self._work), len(self.registered)
 
     def restore(self, mark: tuple) -> None:
         """Back to a :meth:`mark`, once the trail is undone to the same checkpoint."""
-        self.epoch, self.contradiction, position, pending = mark
+        self.epoch, self.contradiction, position, pending, registered = mark
+        del self.registered[registered:]
         self.exhausted += pending  # back to values a propagation had not finished with
         self.shape += 1
+        self.removals += 1
         self._blocks.undo_to(position)
         self._work.clear()
         self._queued.clear()

@@ -92,6 +92,9 @@ class PolyhedralLayer:
         self._kept_slices: dict[tuple[Term, ...], list[Term] | None] = {}
         self._kept: dict[frozenset, tuple[Slice, Polyhedron | None]] = {}
         self._kept_differences: dict[frozenset, bool] = {}
+        #: slice atoms -> (network removals, registration log length, the linear keys over
+        #: them): brought up to date from the log across epochs (:meth:`_keys_inside`)
+        self._inside: dict[frozenset, tuple[int, int, list[Term]]] = {}
         self._whole_blocks: dict[Term, list[Term]] = {}
 
     # ------------------------------------------------------------ slices
@@ -191,7 +194,29 @@ class PolyhedralLayer:
             v = network.key_value(a)
             if a.kind != VAR or (v is not None and getattr(v, "modulus", 1) > 1 and v.lo != v.hi):
                 return False
-        return all(self._difference_like(q, lo, hi) for q, lo, hi in self._bounded_keys(atoms, set(atoms)))
+        for q in self._keys_inside(atoms):
+            lo, hi = network.domain.bounds(network.key_value(q))
+            if not (is_infinite(lo) and is_infinite(hi)) and not self._difference_like(q, lo, hi):
+                return False
+        return True
+
+    def _keys_inside(self, atoms: list[Term]) -> list[Term]:
+        """The linear keys over atoms all in ``atoms`` (as :meth:`_bounded_keys` finds them,
+        in another order), kept per slice: while no key has left the network, only the keys
+        registered since are looked at; otherwise every atom's keys but the atom with the
+        most (a total that every question mentions has thousands; a sum has two atoms or
+        more, so it is found through another one)."""
+        network, inside = self.network, frozenset(atoms)
+        kept = self._inside.get(inside)
+        if kept is not None and kept[0] == network.removals:
+            keys = kept[2] + [q for q in network.registered[kept[1]:]
+                              if q.kind == LIN and all(x in inside for x in q.args)]
+        else:  # a sum has two atoms or more: the atom with the most keys need not be walked
+            hub = max(atoms, key=lambda a: len(network.parents(a)), default=None)
+            keys = list({q: None for a in atoms if a is not hub for q in network.parents(a)
+                         if q.kind == LIN and all(x in inside for x in q.args)})
+        _bounded_put(self._inside, inside, (network.removals, len(network.registered), keys), KEPT_SLICES)
+        return keys
 
     def _box_implies(self, q: Term, lo, hi) -> bool:
         """Whether ``lo <= q <= hi`` follows from its atoms' own bounds (a key a question

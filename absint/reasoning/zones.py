@@ -71,6 +71,10 @@ class DifferenceBounds:
         #: ~1,000 questions over ~130 atoms whose parents are all the keys its questions made)
         self._sources_of: dict[Term, tuple[tuple, ...]] = {}
         self._sources_shape = -1
+        #: the network's removals and registration log length when ``_sources_of`` was last
+        #: brought up to date: keys only registered since then touch only their own atoms
+        self._sources_removals = -1
+        self._sources_logged = 0
 
     def forget(self) -> None:
         """Drop every kept search: a rollback may have taken back facts they used."""
@@ -265,14 +269,34 @@ class DifferenceBounds:
     def _sources(self, u: Term) -> tuple[tuple, ...]:
         """Where ``u``'s differences come from: ``("diff", q)`` for a difference key ``q`` over
         ``u``, ``("def", d, only)`` for a named sum ``d`` (over ``only``, or ``u`` itself);
-        kept while the network's keys are the same (:attr:`ValueNetwork.shape`)."""
+        kept while the network's keys are the same (:attr:`ValueNetwork.shape`), and brought up
+        to date when keys were only added (a question registers its own: PyTorch asks
+        thousands, and rebuilding every atom's sources after each cost a walk of the graph)."""
         if self.network.shape != self._sources_shape:
-            self._sources_of.clear()
-            self._sources_shape = self.network.shape
+            self._update_sources()
         kept = self._sources_of.get(u)
         if kept is None:
             kept = self._sources_of[u] = tuple(self._walk_sources(u))
         return kept
+
+    def _update_sources(self) -> None:
+        """Forget the kept sources the keys registered since the last update change (those
+        of the atoms under a new sum, and under a new named sum's body), or all of them
+        when keys were removed."""
+        network, kept = self.network, self._sources_of
+        if network.removals != self._sources_removals:
+            kept.clear()
+        else:
+            for p in network.registered[self._sources_logged:]:
+                if p.kind not in (LIN, DEF):
+                    continue  # a parent of another kind gives no difference
+                for c in p.args:
+                    kept.pop(c, None)
+                    if p.kind == DEF and c.kind == LIN:
+                        for x in c.args:
+                            kept.pop(x, None)
+        self._sources_removals, self._sources_logged = network.removals, len(network.registered)
+        self._sources_shape = network.shape
 
     def _walk_sources(self, u: Term) -> Iterator[tuple]:
         network = self.network
