@@ -18,6 +18,11 @@ import islpy as isl
 DEFAULT_MAX_OPERATIONS = 200_000
 #: integer points of a polyhedron kept as witnesses (see :meth:`Polyhedron.satisfiable_with`)
 MAX_WITNESSES = 16
+#: questions a polyhedron's witnesses missed before it probes for points near its lower
+#: bounds (:meth:`Polyhedron._probe`): a polyhedron asked once never pays for probes
+PROBE_AFTER_MISSES = 2
+#: the probes: every bounded-below variable at least this far above its lower bound
+PROBE_OFFSETS = (1, 2)
 _SET = isl.dim_type.set
 _PARAM = isl.dim_type.param
 
@@ -64,6 +69,9 @@ class Polyhedron:
         #: bounds of single variables among the constraints (dim -> [lo, hi], None where
         #: open): a constraint outside this box is unsatisfiable without asking isl
         self._box: dict[int, list] = {}
+        #: questions the witnesses did not answer, and whether the probes were run
+        self._misses = 0
+        self._probed = False
 
     def _dim(self, i: int) -> tuple[isl.dim_type, int]:
         return (_SET, i) if i < self.n else (_PARAM, i - self.n)
@@ -78,6 +86,7 @@ class Polyhedron:
     def add(self, c: LinearConstraint) -> None:
         self.bset = self.bset.add_constraint(self._constraint(c))
         self._witnesses.clear()
+        self._misses, self._probed = 0, False
         if len(c.coefs) == 1:
             self._bound(c)
 
@@ -140,6 +149,11 @@ class Polyhedron:
             return True
         if self._outside_box(c):
             return False
+        if self.n_params == 0:
+            self._misses += 1
+            if self._misses >= PROBE_AFTER_MISSES and not self._probed and self._probe() and \
+                    any(c.holds_at(p) for p in self._witness_coordinates()):
+                return True
         point = self._guarded(lambda: self.bset.add_constraint(self._constraint(c)).sample_point())
         if point is None:
             return None
@@ -148,6 +162,25 @@ class Polyhedron:
         if self.n_params == 0:
             self._keep(point)
         return True
+
+    def _probe(self) -> bool:
+        """Keep isl's points with every bounded-below variable at least 1 and at least 2
+        above its lower bound, where there are such points; whether any was kept. A
+        polyhedron asked many questions is usually asked the same few of each variable
+        (PyTorch: ``u == 0``, ``u == 1``, ``u < 2`` of each size): the first points isl finds
+        sit on the lower bounds, these two answer the rest for every variable at once."""
+        self._probed = True
+        lows = [(i, lo) for i, (lo, _) in self._box.items() if lo is not None and i < self.n]
+        kept = False
+        for offset in PROBE_OFFSETS if lows else ():
+            bset = self.bset
+            for i, lo in lows:
+                bset = bset.add_constraint(self._constraint(LinearConstraint(((i, 1),), -(lo + offset))))
+            point = self._guarded(bset.sample_point)
+            if point is not None and not point.is_void():
+                self._keep(point)
+                kept = True
+        return kept
 
     def _keep(self, point: isl.Point) -> None:
         """Kept as isl's point: most polyhedra answer one question, and reading a point's

@@ -225,3 +225,54 @@ def test_a_numeral_of_many_thousand_digits_is_exact_without_recursion():
     assert p.entails(C(((0, 1),), -big - 1)) is False
     p.add(C(((0, -1),), big))  # x <= big: x == big
     assert p.satisfiable_with(C(((0, 1),), -big, True)) is True
+
+
+# ---------------------------------------------------------------- probes near the lower bounds
+
+#: x, y in [-3, 3] (the box of check_steps), x + y <= -4; two questions the first points
+#: miss, then x + y >= -2, which no point of the polyhedron satisfies
+PROBE_CASE = [(True, C(((0, -1), (1, -1)), -4)), (False, C(((0, 1),), 3, True)), (False, C(((1, 1),), 3, True)),
+              (False, C(((0, 1), (1, 1)), 2))]
+
+
+def test_planted_error_a_probe_outside_the_polyhedron_is_caught(monkeypatch):
+    """A probe that keeps a point of the box alone (every variable 2 above its lower bound,
+    the polyhedron's other constraints ignored): the brute-force check above catches it."""
+    def box_only(self):
+        self._probed = True
+        self._keep(tuple((lo if lo is not None else 0) + 2 for lo, _ in (self._box.get(i, (None, None))
+                                                                       for i in range(self.n))))
+        return True
+
+    check_steps(PROBE_CASE)
+    monkeypatch.setattr(Polyhedron, "_probe", box_only)
+    with pytest.raises(AssertionError):
+        check_steps(PROBE_CASE)
+
+
+def test_probes_answer_the_same_few_questions_of_every_variable_without_isl(monkeypatch):
+    """PyTorch's questions of each size of a split (``u >= 1``, ``u >= 2``, ``u == 0``,
+    ``u == 1``) over ``u_i >= 0, sum == 100``: with the probes, isl is asked a few times
+    for the whole polyhedron, not once or twice per variable; the answers are the same."""
+    import domains.polyhedra as polyhedra
+
+    def run() -> tuple[list, int]:
+        p = Polyhedron(8)
+        p.add_all([C(((i, 1),), 0) for i in range(8)] + [C(tuple((i, 1) for i in range(8)), -100, True)])
+        calls = [0]
+        real = p._guarded
+
+        def counted(call):
+            calls[0] += 1
+            return real(call)
+
+        p._guarded = counted
+        answers = [p.satisfiable_with(q) for i in range(8)
+                   for q in (C(((i, 1),), -1), C(((i, 1),), -2), C(((i, 1),), 0, True), C(((i, 1),), -1, True))]
+        return answers, calls[0]
+
+    with_probes, probed_calls = run()
+    monkeypatch.setattr(polyhedra, "PROBE_AFTER_MISSES", 10**9)
+    without, plain_calls = run()
+    assert with_probes == without and all(with_probes)
+    assert probed_calls < plain_calls / 2, (probed_calls, plain_calls)
