@@ -51,6 +51,10 @@ REJECTION_TRIES = 64
 MAX_REJECTION_TRIES = 4096
 #: values tried for one variable in a propagated draw before the draw is abandoned
 VALUE_TRIES = 8
+#: propagation steps one drawn value may spend (its facts narrow the next variables' bounds;
+#: a contradiction found later is refuted by the evaluator): around a contradiction the
+#: network's propagation can creep for its whole budget, at every refuted value
+DRAW_PROPAGATION = 200
 #: propagated draws per sample before the sample is given up (status ``unknown`` if none found)
 PROPAGATED_TRIES = 64
 #: random moves from the example point per sample, when draws find no solution
@@ -392,7 +396,8 @@ class Sampler:
         for _ in range(VALUE_TRIES if lo < hi else 1 if lo == hi else 0):
             v = self.rng.randint(lo, hi)
             cp = r.checkpoint()
-            r.assume(T.eq(b, T.const(v)))
+            with r.network.budget_at_most(DRAW_PROPAGATION):
+                r.assume(T.eq(b, T.const(v)))
             if not r.contradiction:
                 r.commit(cp)
                 return v
