@@ -33,15 +33,9 @@ from benchmarks.torch_client import traced_run  # noqa: E402
 
 
 def split_program(n: int) -> tp.Program:
-    def split(values, lengths):
-        ls = lengths.tolist()
-        for k in ls:
-            torch._check(k >= 0)
-        torch._check(sum(ls) == values.size(0))
-        return [p.sum() for p in values.split(ls)]
-
+    """The test programs' ``split_tolist`` at ``n`` lengths."""
     lengths = torch.tensor([(i % 5) + 1 for i in range(n)])
-    return tp.Program(f"split{n}", "jagged", split, (tp.ar(int(lengths.sum())), lengths), ((0,), ()))
+    return tp.Program(f"split{n}", "jagged", tp.split_tolist, (tp.ar(int(lengths.sum())), lengths), ((0,), ()))
 
 
 def offsets_program(n: int) -> tp.Program:

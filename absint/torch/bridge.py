@@ -286,13 +286,8 @@ class ShapeEnvBridge:
         sums of a linear form are what ``bound_sympy`` computes)."""
         if not self.facts_complete or not isinstance(expr, sympy.core.relational.Relational):
             return False
-        lhs, rhs = _linear(expr.lhs), _linear(expr.rhs)
-        if lhs is None or rhs is None:
-            return False
-        for symbol, c in rhs.items():
-            lhs[symbol] = lhs.get(symbol, 0) - c
+        coefs = _linear(self._unbacked_replaced(expr.lhs - expr.rhs))
         hints = reading.hints(self.se)
-        coefs = _replaced(lhs, self.se.replacements, hints)
         if coefs is None or all(s in hints for s, c in coefs.items() if c):
             return False
         answer = self.decide(expr)
@@ -458,23 +453,6 @@ def _linear(expr) -> dict | None:
         else:
             return None
     return out
-
-
-def _replaced(coefs: dict, replacements: dict, hints: dict, rounds: int = 8) -> dict | None:
-    """``coefs`` with PyTorch's replacements of unbacked symbols applied (as
-    :meth:`ShapeEnvBridge._unbacked_replaced`), on the coefficients; None when a replacement
-    is not linear or the rounds run out."""
-    for _ in range(rounds):
-        todo = [s for s, c in coefs.items() if c and s not in hints and s in replacements and replacements[s] != s]
-        if not todo:
-            return coefs
-        for s in todo:
-            c, sub = coefs.pop(s), _linear(replacements[s])
-            if sub is None:
-                return None
-            for t, v in sub.items():
-                coefs[t] = coefs.get(t, 0) + c * v
-    return None
 
 
 def _relations(expr) -> list:

@@ -115,27 +115,33 @@ class _Installation:
     def keeps_unbacked(self, se: Any, expr) -> bool:
         """Primary mode, an ``unbacked_only`` call: whether ``expr`` itself is the answer
         (:meth:`.ShapeEnvBridge.keeps_unbacked`)."""
-        if getattr(self.local, "busy", False):
-            return False
-        self.local.busy = True
-        try:
-            b = self.bridge(se)
-            b.sync()
-            return b.keeps_unbacked(expr)
-        except Exception as e:  # noqa: BLE001 - absint failing must not break the compiler
-            self.stats.errors[f"unbacked_only: {type(e).__name__}"] += 1
-            return False
-        finally:
-            self.local.busy = False
+        with self._outermost() as outermost:
+            if not outermost:
+                return False
+            try:
+                b = self.bridge(se)
+                b.sync()
+                return b.keeps_unbacked(expr)
+            except Exception as e:  # noqa: BLE001 - absint failing must not break the compiler
+                self.stats.errors[f"unbacked_only: {type(e).__name__}"] += 1
+                return False
 
     def _ask_once(self, se: Any, expr, torch_word: str, size_oblivious: bool = False) -> Answer | None:
         """absint's answer, or None when the call re-entered from inside absint (a question
         absint's own reading asks PyTorch is never answered twice)."""
+        with self._outermost() as outermost:
+            return self._ask(se, expr, torch_word, size_oblivious) if outermost else None
+
+    @contextlib.contextmanager
+    def _outermost(self) -> Iterator[bool]:
+        """Whether this call is not one absint's own reading made of PyTorch (then absint
+        must not answer it again); marks the thread busy for the block."""
         if getattr(self.local, "busy", False):
-            return None
+            yield False
+            return
         self.local.busy = True
         try:
-            return self._ask(se, expr, torch_word, size_oblivious)
+            yield True
         finally:
             self.local.busy = False
 

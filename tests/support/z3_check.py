@@ -12,11 +12,16 @@ from benchmarks.generators import PRELUDE_TEXT  # min2, max2, ceil as the corpus
 
 def z3_implies(facts, guard, timeout_ms: int = 5000) -> bool:
     """Whether ``facts`` imply ``guard`` for all integers; Z3 must answer (skipped without z3)."""
-    z3 = pytest.importorskip("z3")
     names = sorted({v.data for t in [*facts, guard] for v in T.free_vars(t)})
     text = PRELUDE_TEXT + "".join(f"(declare-const {n} Int)\n" for n in names)
     text += "".join(f"(assert {to_smtlib(f)})\n" for f in facts)
     text += f"(assert (not {to_smtlib(guard)}))\n"
+    return z3_unsat(text, timeout_ms)
+
+
+def z3_unsat(text: str, timeout_ms: int = 5000) -> bool:
+    """Whether the SMT-LIB ``text`` is unsatisfiable; Z3 must answer (skipped without z3)."""
+    z3 = pytest.importorskip("z3")
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
     solver.add(z3.parse_smt2_string(text))
