@@ -37,7 +37,7 @@ import attrs
 import sympy
 
 from absint.reasoning.verdict import Truth
-from absint.torch import policy
+from absint.torch import inductor, policy
 from absint.torch.bridge import UNREAD_BY, Answer, ShapeEnvBridge
 from absint.torch.counters import Disagreement, Stats, TorchOnly
 from absint.torch.trace import Recorder
@@ -63,6 +63,7 @@ class _Installation:
     stats: Stats = attrs.Factory(Stats)
     bridges: dict = attrs.Factory(dict)  # id(shape env) -> (weakref to it, its bridge)
     local: threading.local = attrs.Factory(threading.local)
+    inductor_originals: dict | None = None  # Inductor's own methods, while wrapped (.inductor)
 
     def bridge(self, se: Any) -> ShapeEnvBridge:
         found = self.bridges.get(id(se))
@@ -187,6 +188,8 @@ def _wrapper(inst: _Installation) -> Callable:
 
     @functools.wraps(original)  # keeps cache_clear/cache_info of PyTorch's _lru_cache
     def _maybe_evaluate_static(self, expr, *args, **kwargs):
+        if inst.inductor_originals is None and inst is _current:  # Inductor loaded since install()
+            inst.inductor_originals = inductor.wrap_if_loaded(inst)
         plain = policy.plain_call(args, kwargs)
         if plain and inst.mode == "primary":
             first = inst.first(self, expr, bool(kwargs.get("size_oblivious", False)))
@@ -229,6 +232,7 @@ def install(mode: str = "fallback", *, check: bool = False, unknown: str = "fina
         policy.check_signature(original, torch.__version__)
         inst = _Installation(mode, bool(check), original, torch.__version__, unknown)
         ShapeEnv._maybe_evaluate_static = _wrapper(inst)
+        inst.inductor_originals = inductor.wrap_if_loaded(inst)
         _current, _last_stats = inst, inst.stats
 
 
@@ -245,6 +249,7 @@ def _uninstall_locked() -> None:
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
     ShapeEnv._maybe_evaluate_static = _current.original
+    inductor.unwrap(_current.inductor_originals)
     _current = None
 
 

@@ -58,6 +58,8 @@ class Stats:
     decide_seconds: float = 0.0
     disagreements: list = attrs.Factory(list)
     torch_only: list = attrs.Factory(list)  # TorchOnly: PyTorch decided, absint read it and said UNKNOWN
+    inductor: Counter = attrs.Factory(Counter)  # Inductor's own questions (absint.torch.inductor), by outcome
+    inductor_unproved: list = attrs.Factory(list)  # evaluate_min choices absint could not prove
 
     def snapshot(self) -> dict:
         """A plain copy (dicts and numbers) for printing or JSON."""
@@ -71,4 +73,5 @@ class Stats:
             "rebuilds": self.rebuilds, "check_failures": self.check_failures,
             "sync_seconds": self.sync_seconds, "decide_seconds": self.decide_seconds,
             "disagreements": len(self.disagreements), "torch_only": len(self.torch_only),
+            "inductor": dict(self.inductor), "inductor_unproved": list(self.inductor_unproved),
         }
