@@ -1,6 +1,6 @@
 """PyTorch's own dynamic-shape tests with absint.torch installed: off, shadow and primary.
 
-    python -m benchmarks.pytorch_tests run TESTS_DIR OUT_DIR [--modes off,shadow,primary]
+    python -m benchmarks.pytorch_tests run TESTS_DIR OUT_DIR [--modes off,shadow,primary] [--record DIR]
     python -m benchmarks.pytorch_tests summary OUT_DIR [--json]
 
 The harness and the list of 484 tests are ``../shared/pytorch_tests/`` (its README says how
@@ -37,6 +37,19 @@ GROUPS = ("dynamic_shapes", "export")
 _torch_only: list[dict] = []
 
 
+def _record_per_group() -> None:
+    """``run --record DIR``: each group's trace to ``DIR/<mode>_<group>.jsonl`` (the harness reads
+    one path, ``ABSINT_PT_RECORD``, which the second group would overwrite). Done when pytest
+    loads this plugin, before the harness's conftest installs absint."""
+    folder, out = os.environ.get("ABSINT_PT_RECORD_DIR"), os.environ.get("ABSINT_PT_OUT")
+    if folder and out:
+        out = Path(out)
+        os.environ["ABSINT_PT_RECORD"] = str(Path(folder) / f"{out.parent.name}_{out.stem}.jsonl")
+
+
+_record_per_group()
+
+
 def pytest_runtest_protocol(item, nextitem):  # noqa: ARG001 - pytest's hook signature
     """Before each test: remember how many torch_only questions there were."""
     item._absint_seen = _count()
@@ -68,8 +81,9 @@ def _count() -> int:
 # ---------------------------------------------------------------- run and summary
 
 
-def run(tests_dir: str, out_dir: str, modes: list[str]) -> int:
-    """The shared ``run_suite.main`` with ``primary`` added and this plugin loaded."""
+def run(tests_dir: str, out_dir: str, modes: list[str], record: str | None = None) -> int:
+    """The shared ``run_suite.main`` with ``primary`` added and this plugin loaded; ``record``:
+    a folder for every group's trace of absint's questions (``benchmarks.torch_trace_z3``)."""
     if not (HARNESS / "run_suite.py").exists():
         print(f"error: the harness {HARNESS} is absent (../shared beside the repository)", file=sys.stderr)
         return 2
@@ -85,6 +99,9 @@ def run(tests_dir: str, out_dir: str, modes: list[str]) -> int:
     suite.MODES["primary"] = ("primary", "1")
     os.environ.update(PT_TESTS_DIR=tests_dir, OUT_DIR=out_dir, PYTEST_PLUGINS=PLUGIN,
                       PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+    if record:
+        Path(record).mkdir(parents=True, exist_ok=True)
+        os.environ["ABSINT_PT_RECORD_DIR"] = str(Path(record).resolve())
     sys.argv = ["run_suite.py", *modes]
     suite.main()
     return 0
@@ -137,12 +154,13 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("tests_dir")
     r.add_argument("out_dir")
     r.add_argument("--modes", default="off,shadow,primary")
+    r.add_argument("--record", metavar="DIR", help="write each group's trace of absint's questions here")
     s = sub.add_parser("summary", help="outcomes, counters and torch_only per mode")
     s.add_argument("out_dir")
     s.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.command == "run":
-        return run(args.tests_dir, args.out_dir, args.modes.split(","))
+        return run(args.tests_dir, args.out_dir, args.modes.split(","), args.record)
     report = summarize(args.out_dir)
     if args.json:
         print(json.dumps(report, indent=1))

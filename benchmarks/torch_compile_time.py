@@ -20,7 +20,10 @@ Each (program, size, mode) runs in a fresh interpreter (PyTorch's sympy caches a
 per process: a second trace in one process is cheaper than the first), after a warm-up
 trace of a tiny program there; the figure is that process's CPU seconds for the traced call
 alone. Modes: ``off`` (PyTorch alone) and absint.torch's ``fallback``, ``primary`` (with
-``unknown="final"``), ``shadow``. The table gives CPU per mode, the ratio to ``off``, whether the
+``unknown="final"``), ``shadow``. With ``--repeat K`` the modes run interleaved (off, primary,
+off, primary, ...), so each try of a mode has a try of ``off`` beside it: the ratio given is the
+median of those paired ratios (each pair's machine drift cancels), the CPU the median of the
+tries. The table gives CPU per mode, the ratio to ``off``, whether the
 trace succeeded, runtime asserts and guards, and absint's counters (asked, answered, PyTorch
 decided, sent to PyTorch). Exit 1 when a mode fails where ``off`` succeeds.
 """
@@ -172,6 +175,13 @@ def _median(rows: list[dict]) -> dict:
     return rows[len(rows) // 2]
 
 
+def _paired_ratio(tries: list[dict], offs: list[dict]) -> float:
+    """The median of the ratios of runs made side by side (try i of a mode against try i of off):
+    the machine's drift between runs cancels in each pair."""
+    ratios = sorted(a["cpu"] / b["cpu"] for a, b in zip(tries, offs) if b["cpu"])
+    return ratios[len(ratios) // 2] if ratios else float("nan")
+
+
 def markdown(rows: list[dict]) -> str:
     out = ["| program | N | mode | CPU s | vs off | traced | asserts | asked | answered | PyTorch decided | "
            "to PyTorch | final None | disagreements |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -189,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--programs", default=",".join(SIZES), help="comma-separated (default: all)")
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated (default: %(default)s)")
     ap.add_argument("--sizes", help="comma-separated N for every program (default: each program's two)")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per cell, the median CPU kept (default 1)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per cell, the modes interleaved; the median CPU kept, and the median of the "
+                         "paired ratios to off (default 1)")
     ap.add_argument("--markdown", help="write the table here")
     ap.add_argument("--json", action="store_true", help="print the rows as one JSON array at the end")
     ap.add_argument("--child", nargs=3, metavar=("PROGRAM", "N", "MODE"), help=argparse.SUPPRESS)
@@ -210,11 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     for name in programs:
         sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else SIZES[name]
         for n in sizes:
-            base = None
+            tries = {mode: [] for mode in modes}
+            for _ in range(max(1, args.repeat)):  # interleaved: each try of a mode beside one of off
+                for mode in modes:
+                    tries[mode].append(run(name, n, mode))
+            base = _median(tries["off"])
             for mode in modes:
-                r = _median([run(name, n, mode) for _ in range(max(1, args.repeat))])
-                base = r if mode == "off" else base
-                r["ratio"] = r["cpu"] / base["cpu"] if base and base["cpu"] else float("nan")
+                r = _median(tries[mode])
+                r["ratio"] = _paired_ratio(tries[mode], tries["off"])
+                r["ratios"] = [round(a["cpu"] / b["cpu"], 3) if b["cpu"] else None for a, b in zip(tries[mode], tries["off"])]
                 worse |= mode != "off" and base["ok"] and not r["ok"]
                 rows.append(r)
                 print(f"{name:22} {n:>4} {mode:>9} {r['cpu']:>7.2f} {r['ratio']:>6.2f} "
