@@ -14,7 +14,11 @@ pair of unknowns) depending on a condition:
   opaque: SMT-LIB's ``x div 0`` is an unspecified value, not one we may choose;
 - with :attr:`CaseBudget.constant_divisors`, ``x div m``/``x mod m`` for a constant
   ``m``: one branch, the same decomposition (so ``(x mod 6) mod 3 = x mod 3`` follows
-  from ``x = 6q + r``, ``0 <= r <= 5``: ``x mod 3`` and ``r mod 3`` fold alike).
+  from ``x = 6q + r``, ``0 <= r <= 5``: ``x mod 3`` and ``r mod 3`` fold alike);
+- an integer variable of an ``and``/``or`` whose bounds leave at most
+  :data:`MAX_VALUE_CASES` values: one branch per value, the variable replaced by it (so
+  ``0 <= u <= 1 or u <= -1`` follows from ``-1 <= u <= 1``, which no conjunct decides
+  alone). Tried after the atoms above; the bounds are sound, so the values cover every point.
 
 Each branch is explored under a checkpoint of the reasoner (assume its conditions,
 decide the guard with the atom replaced, roll back), and may split again on what the
@@ -29,13 +33,13 @@ such a branch is sound.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Iterator, Protocol
 
 import attrs
 
 from absint.lang import terms as T
 from absint.lang.dag import subterms
-from absint.lang.kinds import CONST, DIV, ITE, MAX, MIN, MOD
+from absint.lang.kinds import AND, CONST, DIV, ITE, MAX, MIN, MOD, OR
 from absint.lang.terms import INT, Term
 from absint.reasoning.verdict import Truth, Verdict
 
@@ -50,6 +54,9 @@ BRANCH_PROPAGATION = 50
 #: candidate is split (as isl's back-off): programs full of real guards over min/max
 #: do not pay a split on each
 SPLIT_BACKOFF_STREAK = 16
+
+#: an ``and``/``or`` left open is split on a variable with at most this many values left
+MAX_VALUE_CASES = 4
 
 _SPLIT_KINDS = frozenset((MIN, MAX, ITE, DIV, MOD))
 
@@ -98,6 +105,8 @@ class Splitting(Protocol):
     def normalize(self, t: Term) -> Term: ...
 
     def decide_unsplit(self, guard: Term, relational: bool = True) -> Verdict: ...
+
+    def bounds(self, term: Term) -> tuple[object, object]: ...
 
     network: object  # its ``budget``: propagation steps per fact
 
@@ -181,6 +190,20 @@ def _division_cases(atom: Term, g: Term, depth: int) -> list[Case]:
             Case((T.eq(y, T.ZERO),), ())]
 
 
+def value_cases(reasoner: Splitting, g: Term) -> list[Case]:
+    """One branch per value of the first integer variable of an ``and``/``or`` ``g`` with at
+    most :data:`MAX_VALUE_CASES` values between its bounds; none when there is no such."""
+    if g.kind not in (AND, OR):
+        return []
+    for v in T.free_vars(g):
+        if v.sort is not INT:
+            continue
+        lo, hi = reasoner.bounds(v)
+        if isinstance(lo, int) and isinstance(hi, int) and hi - lo < MAX_VALUE_CASES:
+            return [Case((T.eq(v, T.const(k)),), ((v, T.const(k)),)) for k in range(lo, hi + 1)]
+    return []
+
+
 def replace(t: Term, mapping: dict[Term, Term]) -> Term:
     """``t`` with each key of ``mapping`` replaced, rebuilt bottom-up in canonical form."""
     out: dict[Term, Term] = {}
@@ -197,7 +220,7 @@ def replace(t: Term, mapping: dict[Term, Term]) -> Term:
 def split_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: SplitBackoff | None = None) -> Truth:
     """``g`` (normal, undecided) decided by cases; UNKNOWN when a branch is, when the
     branches disagree, when the budget runs out, or when ``backoff`` skips it."""
-    if not split_points(g, budget.constant_divisors):
+    if not split_points(g, budget.constant_divisors) and g.kind not in (AND, OR):
         return Truth.UNKNOWN
     if backoff is not None and budget.backoff and not backoff.admits():
         return Truth.UNKNOWN
@@ -209,8 +232,7 @@ def split_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: Spli
 
 
 def _split(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int, spent: _Spent) -> Truth:
-    for atom in split_points(g, budget.constant_divisors):
-        branches = cases(atom, g, depth)
+    for branches in _candidates(reasoner, g, budget, depth):
         if spent.branches + len(branches) > budget.branches:
             return Truth.UNKNOWN
         spent.branches += len(branches)
@@ -225,8 +247,17 @@ def _split(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int, spent: 
             return seen.pop() if seen else Truth.TRUE  # no branch left: the facts contradict
         if Truth.UNKNOWN not in seen:
             return Truth.UNKNOWN  # TRUE in one case, FALSE in another
-        # a branch stayed open: splitting on this atom did not settle it; try the next one
+        # a branch stayed open: splitting on this one did not settle it; try the next one
     return Truth.UNKNOWN
+
+
+def _candidates(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int) -> Iterator[list[Case]]:
+    """The splits to try, in order (lazily: a settled split asks nothing of the next)."""
+    for atom in split_points(g, budget.constant_divisors):
+        yield cases(atom, g, depth)
+    by_value = value_cases(reasoner, g)
+    if by_value:
+        yield by_value
 
 
 def _branch(reasoner: Splitting, g: Term, case: Case, budget: CaseBudget, depth: int,

@@ -1,6 +1,7 @@
 """Bounded case splitting (absint.reasoning.case_split): the identities it exists for, its
-verdicts against brute force and Z3 on random programs over min/max/ite/div/mod, and two
-planted errors (a branch dropped; the divisor-zero branch dropped) that those checks catch."""
+verdicts against brute force and Z3 on random programs over min/max/ite/div/mod and on
+and/or questions over variables with few values, and three planted errors (a branch dropped;
+a value dropped; the divisor-zero branch dropped) that those checks catch."""
 
 from __future__ import annotations
 
@@ -40,6 +41,11 @@ IDENTITIES = [
      CaseBudget()),
     ("x mod y < y for y >= 1 (as x - y*(x div y))", [T.ge(y, T.ONE)],
      T.lt(T.sub(x, T.mul(y, T.div(x, y))), y), CaseBudget()),
+    # PyTorch's test_narrow_with_tensor_start asks this of an unbacked start in [-1, 1]
+    ("0 <= x <= 1 or x <= -1 under -1 <= x <= 1", [T.ge(x, c(-1)), T.le(x, T.ONE)],
+     T.or_(T.and_(T.ge(x, T.ZERO), T.le(x, T.ONE)), T.le(x, c(-1))), CaseBudget()),
+    ("x = 2 or x*y = y under 1 <= x <= 2", [T.ge(x, T.ONE), T.le(x, c(2))],
+     T.or_(T.eq(x, c(2)), T.eq(T.mul(x, y), y)), CaseBudget()),
 ]
 
 
@@ -100,6 +106,13 @@ BOUNDS = st.lists(st.tuples(st.sampled_from(VARS), st.integers(-4, 2), st.intege
 PROGRAMS = st.tuples(BOUNDS, st.lists(GUARDS, max_size=1), st.lists(GUARDS, min_size=1, max_size=3))
 
 
+#: a variable against a constant (what a value split settles), or any guard
+ATOMIC = st.one_of(st.tuples(CMP, st.sampled_from(VARS), st.integers(-4, 4)).map(lambda p: p[0](p[1], c(p[2]))), GUARDS)
+JUNCTIONS = st.tuples(st.sampled_from([T.and_, T.or_]), ATOMIC, ATOMIC).map(lambda p: p[0](p[1], p[2]))
+NARROW = st.lists(st.tuples(st.sampled_from(VARS), st.integers(-4, 2), st.integers(0, 3)), min_size=1, max_size=3).map(
+    lambda bs: [T.and_(T.ge(v, c(lo)), T.le(v, c(lo + w))) for v, lo, w in bs])
+
+
 def _value(t, p):
     try:
         return evaluate(t, p)
@@ -144,15 +157,32 @@ def test_split_verdicts_hold_by_brute_force_and_z3(program):
     check_split_verdicts(bounds + facts, guards, use_z3=True)
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(NARROW, st.lists(JUNCTIONS, min_size=1, max_size=3))
+def test_value_split_verdicts_hold_by_brute_force_and_z3(bounds, guards):
+    """and/or of comparisons over variables with at most 4 values: the value split's verdicts."""
+    JUNCTIONS_SPLIT[0] += check_split_verdicts(bounds, guards, use_z3=True)
+
+
+JUNCTIONS_SPLIT = [0]
+
+
+def test_the_random_junctions_had_split_verdicts():
+    assert JUNCTIONS_SPLIT[0] >= 3, JUNCTIONS_SPLIT  # runs after the property above (file order)
+
+
 # hand-picked cases: the split decides each (the property above is not vacuous), and each
 # planted error below turns one of them into a wrong verdict
 CAUGHT = [
     ([T.le(x, c(3)), T.ge(x, c(-3))], [T.eq(T.minimum(x, y), x)]),
     ([T.le(x, c(3)), T.ge(x, c(-3))], [T.le(T.maximum(x, y), c(3))]),
     ([T.ge(y, c(-2)), T.le(y, c(2))], [T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y))]),
+    # open where x = -1 (y free): a value split that drops that branch says TRUE
+    ([T.ge(x, c(-1)), T.le(x, T.ONE)], [T.or_(T.ge(x, T.ZERO), T.ge(y, c(100)))]),
 ]
 DECIDED = [([], [T.eq(T.maximum(x, y), T.neg(T.minimum(T.neg(x), T.neg(y))))]),
-           ([T.ge(y, c(1)), T.le(y, c(3))], [T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y))])]
+           ([T.ge(y, c(1)), T.le(y, c(3))], [T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y))]),
+           ([T.ge(x, c(-1)), T.le(x, T.ONE)], [T.or_(T.and_(T.ge(x, T.ZERO), T.le(x, T.ONE)), T.le(x, c(-1)))])]
 
 
 def test_the_split_decides_the_hand_picked_cases():
@@ -175,6 +205,12 @@ def test_planted_error_a_branch_dropped_is_caught(monkeypatch):
     assert _caught(use_z3=False)
 
 
+def test_planted_error_a_value_dropped_is_caught(monkeypatch):
+    real = case_split.value_cases
+    monkeypatch.setattr(case_split, "value_cases", lambda reasoner, g: real(reasoner, g)[1:])
+    assert _caught(use_z3=False)
+
+
 def test_planted_error_divisor_zero_branch_dropped_is_caught_by_z3(monkeypatch):
     real = case_split._division_cases
 
@@ -192,6 +228,6 @@ def test_planted_error_divisor_zero_branch_dropped_is_caught_by_z3(monkeypatch):
 
 def test_budget_constants_are_documented():
     text = (DOCS / "architecture.md").read_text()
-    for name in ("MAX_CASE_BRANCHES", "MAX_CASE_DEPTH", "BRANCH_PROPAGATION", "SPLIT_BACKOFF_STREAK"):
+    for name in ("MAX_CASE_BRANCHES", "MAX_CASE_DEPTH", "BRANCH_PROPAGATION", "SPLIT_BACKOFF_STREAK", "MAX_VALUE_CASES"):
         assert name in text
     assert attrs.has(CaseBudget)
