@@ -148,16 +148,23 @@ def test_evaluate_min_choices_are_checked():
 
 @pytest.mark.slow
 def test_a_kernel_is_indexed_in_int32_only_with_absint_and_runs_right_at_its_bound(monkeypatch):
-    """``a * b <= 2**24`` bounds the kernel; PyTorch's ranges cannot see it (a product)."""
+    """``a * b <= 2**24`` bounds the kernel; PyTorch's ranges cannot see it (a product). One
+    compile, with absint: its kernels are int32; PyTorch's own evaluation, asked the same
+    32-bit question of the same ShapeEnv afterwards, cannot prove it (so int64 without absint:
+    ``expr_fits_within_32bit`` has no hint to fall back on for unbacked sizes)."""
     pytest.importorskip("halide", reason="Inductor's Halide CPU backend needs halide (pip install halide)")
     import torch._dynamo
     import torch._inductor.config as inductor_config
+    from torch._inductor import sizevars
     from torch._inductor.codegen import simd_kernel_features as features
 
-    chosen = []
+    chosen, envs = [], []
     select = features.SIMDKernelFeatures.select_index_dtype
     monkeypatch.setattr(features.SIMDKernelFeatures, "select_index_dtype",
-                        lambda self: chosen.append(select(self)) or chosen[-1])
+                        lambda self: chosen.append((select(self), self.numel * self.reduction_numel)) or chosen[-1][0])
+    init = sizevars.SizeVarAllocator.__init__
+    monkeypatch.setattr(sizevars.SizeVarAllocator, "__init__",
+                        lambda self, shape_env=None: init(self, shape_env) or envs.append(self.shape_env))
     monkeypatch.setattr(inductor_config, "cpu_backend", "halide")
     monkeypatch.setattr(inductor_config, "force_disable_caches", True)
 
@@ -168,23 +175,16 @@ def test_a_kernel_is_indexed_in_int32_only_with_absint_and_runs_right_at_its_bou
         torch._check(a * b <= 2 ** 24)
         return torch.ones(a, b) * x.sum() + 1
 
-    dtypes = {}
-    for mode in ("off", "primary"):
-        torch._dynamo.reset()
-        chosen.clear()
-        c = torch.compile(f, fullgraph=True)
-        with torch._dynamo.config.patch(capture_scalar_outputs=True), \
-                (absint_torch.enabled(mode) if mode != "off" else _nothing()):
-            x, n = torch.randn(3), torch.tensor([4096, 4096])  # at the bound: 2**24 elements
-            assert torch.equal(c(x, n), f(x, n))
-            dtypes[mode] = list(chosen)
-    assert torch.int64 in dtypes["off"], dtypes
-    assert dtypes["primary"] and set(dtypes["primary"]) == {torch.int32}, dtypes
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+    torch._dynamo.reset()
+    c = torch.compile(f, fullgraph=True)
+    x = torch.randn(3)
+    with torch._dynamo.config.patch(capture_scalar_outputs=True), absint_torch.enabled("primary"):
+        assert torch.equal(c(x, torch.tensor([1, 1])), f(x, torch.tensor([1, 1])))
+    n = torch.tensor([4096, 4096])  # at the bound: 2**24 elements
+    assert torch.equal(c(x, n), f(x, n))
+    assert chosen and {dtype for dtype, _ in chosen} == {torch.int32}, chosen
+    sizes = [numel for _, numel in chosen if numel.free_symbols]
+    assert sizes, chosen
+    se = envs[-1]
+    for numel in sizes:  # PyTorch alone
+        assert sizevars.statically_known_true(se, numel <= 2 ** 31 - 1) is False, numel
