@@ -69,6 +69,10 @@ class ValueNetwork:
         self.registered: list[Term] = []
         #: bumped whenever keys leave (a detach, a rollback): then caches rebuild
         self.removals = 0
+        #: per removal, the first position of :attr:`registered` it took keys from (a
+        #: rollback: the log's length at its mark, every key from there on; a detach: -1, a
+        #: key anywhere): see :meth:`registered_since`
+        self.removal_floors: list[int] = []
         self.contradiction = False
         self.exhausted = 0  # propagations cut short by the budget (or restored to mid-way)
         #: operand values read by forward and backward steps: the work facts cost (counted,
@@ -453,6 +457,7 @@ class ValueNetwork:
         v = self._val.pop(old)
         self.shape += 1
         self.removals += 1
+        self.removal_floors.append(-1)
         trail.push(self._val.__setitem__, old, v)
         self._sums.pop(old, None)
         excluded = self._excluded.pop(old, None)
@@ -482,6 +487,17 @@ class ValueNetwork:
 
     # ------------------------------------------------------------ checkpoints
 
+    def registered_since(self, removals: int, logged: int) -> tuple[int, list[Term]] | None:
+        """For a cache built from the log's first ``logged`` keys when :attr:`removals` was
+        ``removals``: ``(kept, new)``, where the cached keys at log positions below ``kept``
+        are all still there (a rollback only cuts the log from its mark on) and ``new`` are
+        the keys logged from ``kept`` on; None after a detach (any key may have left)."""
+        floors = self.removal_floors[removals:]
+        if any(floor < 0 for floor in floors):
+            return None
+        kept = min(logged, *floors) if floors else logged
+        return kept, self.registered[kept:]
+
     def mark(self) -> tuple:
         """What the trail does not log: the epoch, the contradiction flag, the blocks'
         journal position (the journal starts with the first checkpoint), whether a
@@ -495,6 +511,7 @@ class ValueNetwork:
         self.exhausted += pending  # back to values a propagation had not finished with
         self.shape += 1
         self.removals += 1
+        self.removal_floors.append(registered)
         self._blocks.undo_to(position)
         self._work.clear()
         self._queued.clear()

@@ -92,9 +92,9 @@ class PolyhedralLayer:
         self._kept_slices: dict[tuple[Term, ...], list[Term] | None] = {}
         self._kept: dict[frozenset, tuple[Slice, Polyhedron | None]] = {}
         self._kept_differences: dict[frozenset, bool] = {}
-        #: slice atoms -> (network removals, registration log length, the linear keys over
-        #: them): brought up to date from the log across epochs (:meth:`_keys_inside`)
-        self._inside: dict[frozenset, tuple[int, int, list[Term]]] = {}
+        #: (network removals, registration log length, [(log position, key)]): the linear
+        #: keys but differences, brought up to date from the log (:meth:`_other_keys`)
+        self._others: tuple[int, int, list[tuple[int, Term]]] = (0, 0, [])
         self._whole_blocks: dict[Term, list[Term]] = {}
 
     # ------------------------------------------------------------ slices
@@ -183,7 +183,7 @@ class PolyhedralLayer:
 
     def _difference_like(self, q: Term, lo, hi) -> bool:
         """A difference ``x - y`` (as zones read them), or a key its atoms' bounds imply."""
-        return (len(q.args) == 2 and tuple(q.data[0]) == (1, -1)) or self._box_implies(q, lo, hi)
+        return _is_difference(q) or self._box_implies(q, lo, hi)
 
     def _differences_only(self, atoms: list[Term]) -> bool:
         """``Slice.differences_only`` of the slice over ``atoms``, without building it: every
@@ -194,29 +194,35 @@ class PolyhedralLayer:
             v = network.key_value(a)
             if a.kind != VAR or (v is not None and getattr(v, "modulus", 1) > 1 and v.lo != v.hi):
                 return False
-        for q in self._keys_inside(atoms):
+        for q in self._other_keys_inside(atoms):
             lo, hi = network.domain.bounds(network.key_value(q))
-            if not (is_infinite(lo) and is_infinite(hi)) and not self._difference_like(q, lo, hi):
+            if not (is_infinite(lo) and is_infinite(hi)) and not self._box_implies(q, lo, hi):
                 return False
         return True
 
-    def _keys_inside(self, atoms: list[Term]) -> list[Term]:
-        """The linear keys over atoms all in ``atoms`` (as :meth:`_bounded_keys` finds them,
-        in another order), kept per slice: while no key has left the network, only the keys
-        registered since are looked at; otherwise every atom's keys but the atom with the
-        most (a total that every question mentions has thousands; a sum has two atoms or
-        more, so it is found through another one)."""
-        network, inside = self.network, frozenset(atoms)
-        kept = self._inside.get(inside)
-        if kept is not None and kept[0] == network.removals:
-            keys = kept[2] + [q for q in network.registered[kept[1]:]
-                              if q.kind == LIN and all(x in inside for x in q.args)]
-        else:  # a sum has two atoms or more: the atom with the most keys need not be walked
-            hub = max(atoms, key=lambda a: len(network.parents(a)), default=None)
-            keys = list({q: None for a in atoms if a is not hub for q in network.parents(a)
-                         if q.kind == LIN and all(x in inside for x in q.args)})
-        _bounded_put(self._inside, inside, (network.removals, len(network.registered), keys), KEPT_SLICES)
-        return keys
+    def _other_keys_inside(self, atoms: list[Term]) -> list[Term]:
+        """The linear keys over atoms all in ``atoms`` but the differences ``x - y`` (zones
+        read those whatever their bounds): picked from :meth:`_other_keys`, which is short
+        (a compiler's questions and facts relate sizes by differences mostly), so a slice's
+        check does not walk its atoms' keys (a chain of offsets: every atom's, per question)."""
+        inside = frozenset(atoms)
+        return [q for q in self._other_keys() if all(x in inside for x in q.args)]
+
+    def _other_keys(self) -> list[Term]:
+        """Every linear key of the network but the differences, with its log position, brought
+        up to date from the registration log (a rollback cuts those logged after its mark); a
+        detach makes it read the whole log again, keeping the keys still there."""
+        network, (removals, logged, kept) = self.network, self._others
+        since = network.registered_since(removals, logged)
+        if since is None:
+            start, kept, new = 0, [], network.registered
+        else:
+            start, new = since
+            kept = [(i, q) for i, q in kept if i < start]
+        kept += [(start + i, q) for i, q in enumerate(new)
+                 if q.kind == LIN and not _is_difference(q) and (since or network.key_value(q) is not None)]
+        self._others = (network.removals, len(network.registered), kept)
+        return [q for _, q in kept]
 
     def _box_implies(self, q: Term, lo, hi) -> bool:
         """Whether ``lo <= q <= hi`` follows from its atoms' own bounds (a key a question
@@ -427,6 +433,11 @@ class PolyhedralLayer:
             lhs = T.add(T.const(con.const), *(T.scale(atom_at[i], v) for i, v in con.coefs))
             out.append(T.eq(lhs, T.ZERO) if con.equality else T.ge(lhs, T.ZERO))
         return out
+
+
+def _is_difference(q: Term) -> bool:
+    """Whether a linear key is a difference ``x - y``."""
+    return len(q.args) == 2 and tuple(q.data[0]) == (1, -1)
 
 
 def _bounded_put(kept: dict, key, value, limit: int) -> None:
