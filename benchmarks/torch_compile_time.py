@@ -222,23 +222,40 @@ def main(argv: list[str] | None = None) -> int:
     for name in programs:
         sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else SIZES[name]
         for n in sizes:
-            tries = {mode: [] for mode in modes}
-            for _ in range(max(1, args.repeat)):  # interleaved: each try of a mode beside one of off
-                for mode in modes:
-                    tries[mode].append(run(name, n, mode))
-            base = _median(tries["off"])
-            for mode in modes:
-                r = _median(tries[mode])
-                r["ratio"] = _paired_ratio(tries[mode], tries["off"])
-                r["ratios"] = [round(a["cpu"] / b["cpu"], 3) if b["cpu"] else None for a, b in zip(tries[mode], tries["off"])]
-                worse |= mode != "off" and base["ok"] and not r["ok"]
+            for r in paired(lambda mode: run(name, n, mode), modes, args.repeat):
+                worse |= r["worse"]
                 rows.append(r)
-                print(f"{name:22} {n:>4} {mode:>9} {r['cpu']:>7.2f} {r['ratio']:>6.2f} "
+                print(f"{name:22} {n:>4} {r['mode']:>9} {r['cpu']:>7.2f} {r['ratio']:>6.2f} "
                       f"{'ok' if r['ok'] else r['error'][:8]:>8} {r.get('asserts', 0):>7} {r.get('asked', 0):>6} "
                       f"{r.get('answered', 0):>8} {r.get('torch_decided', 0):>6} {r.get('to_torch', 0):>8} "
                       f"{r.get('final_unknown', 0):>6}", flush=True)
+    return finish(rows, markdown, args, worse)
+
+
+def paired(run_mode, modes: list[str], repeat: int) -> list[dict]:
+    """Each mode run ``repeat`` times, interleaved (off, primary, off, primary, ...), so each
+    try of a mode has a try of off beside it: per mode, the median try, with ``ratio`` the
+    median of the pairs' ratios, ``ratios`` each pair's, ``worse`` whether it failed where off
+    did not. ``modes`` starts with ``off``."""
+    tries = {mode: [] for mode in modes}
+    for _ in range(max(1, repeat)):
+        for mode in modes:
+            tries[mode].append(run_mode(mode))
+    base = _median(tries["off"])
+    out = []
+    for mode in modes:
+        r = _median(tries[mode])
+        r["ratio"] = _paired_ratio(tries[mode], tries["off"])
+        r["ratios"] = [round(a["cpu"] / b["cpu"], 3) if b["cpu"] else None for a, b in zip(tries[mode], tries["off"])]
+        r["worse"] = mode != "off" and base["ok"] and not r["ok"]
+        out.append(r)
+    return out
+
+
+def finish(rows: list[dict], to_markdown, args, worse: bool) -> int:
+    """The table written (``--markdown``), the rows printed (``--json``); exit 1 when worse."""
     if args.markdown:
-        Path(args.markdown).write_text(markdown(rows))
+        Path(args.markdown).write_text(to_markdown(rows))
     if args.json:
         print(json.dumps(rows))
     return 1 if worse else 0

@@ -34,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.torch_compile_time import finish, paired
+
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ("product_bound", "jagged_sum", "backed_product", "pointwise")
 MODES = ("off", "fallback", "primary", "shadow")
@@ -197,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.torch_inductor", description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", default=",".join(PROGRAMS), help="comma-separated (default: all)")
     ap.add_argument("--modes", default="off,primary", help="comma-separated (default: %(default)s; off is always run)")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per cell, the median CPU kept (default 1)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per cell, the modes interleaved; the median CPU, and the median of the paired "
+                         "ratios to off (default 1)")
     ap.add_argument("--markdown", help="write the table here")
     ap.add_argument("--json", action="store_true", help="print the rows as one JSON array at the end")
     ap.add_argument("--child", nargs=2, metavar=("PROGRAM", "MODE"), help=argparse.SUPPRESS)
@@ -215,22 +219,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'program':16} {'mode':>8} {'CPU s':>7} {'vs off':>6} {'result':>8} {'int32':>5} {'int64':>5} "
           f"{'guards':>6} {'graphs':>6} {'asked':>6} {'answered':>8}")
     for name in programs:
-        base = None
-        for mode in modes:
-            tries = sorted((run(name, mode) for _ in range(max(1, args.repeat))), key=lambda r: r["cpu"])
-            r = tries[len(tries) // 2]
-            base = r if mode == "off" else base
-            r["ratio"] = r["cpu"] / base["cpu"] if base and base["cpu"] else float("nan")
-            worse |= mode != "off" and base["ok"] and not r["ok"]
+        for r in paired(lambda mode: run(name, mode), modes, args.repeat):
+            worse |= r["worse"]
             rows.append(r)
-            print(f"{name:16} {mode:>8} {r['cpu']:>7.2f} {r['ratio']:>6.2f} {'ok' if r['ok'] else r['error'][:8]:>8} "
+            print(f"{name:16} {r['mode']:>8} {r['cpu']:>7.2f} {r['ratio']:>6.2f} {'ok' if r['ok'] else r['error'][:8]:>8} "
                   f"{_cell(r, 'int32'):>5} {_cell(r, 'int64'):>5} {r.get('guards', ''):>6} {r.get('graphs', ''):>6} "
                   f"{r.get('asked', 0):>6} {r.get('answered', 0):>8}", flush=True)
-    if args.markdown:
-        Path(args.markdown).write_text(markdown(rows))
-    if args.json:
-        print(json.dumps(rows))
-    return 1 if worse else 0
+    return finish(rows, markdown, args, worse)
 
 
 if __name__ == "__main__":
