@@ -168,13 +168,9 @@ def test_a_kernel_is_indexed_in_int32_only_with_absint_and_runs_right_at_its_bou
     monkeypatch.setattr(inductor_config, "cpu_backend", "halide")
     monkeypatch.setattr(inductor_config, "force_disable_caches", True)
 
-    def f(x, n):
-        a, b = n.tolist()
-        torch._check(a >= 1)
-        torch._check(b >= 1)
-        torch._check(a * b <= 2 ** 24)
-        return torch.ones(a, b) * x.sum() + 1
+    from benchmarks.torch_inductor import _program
 
+    f, _, _ = _program("product_bound")  # the benchmark's program: a * b <= 2**24
     torch._dynamo.reset()
     c = torch.compile(f, fullgraph=True)
     x = torch.randn(3)
