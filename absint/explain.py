@@ -9,8 +9,8 @@
   :data:`EXPLAIN_SECONDS`, else the set found so far, said not minimal). Adding facts
   never loses a verdict, so any such set decides the assert as the whole prefix does;
 * FALSE and UNKNOWN come with a point where the earlier asserts hold and this one fails,
-  drawn from the earlier asserts and the assert's negation (:mod:`absint.search.sampling`)
-  and checked by the evaluator; UNKNOWN also with a point where it holds, when one is found.
+  found by :mod:`absint.search.engine` (from the example point outwards, under the earlier
+  asserts and the negation) and checked by the evaluator; UNKNOWN also with a point where it holds, when one is found.
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ from absint.lang.printer import brief_infix
 from absint.lang.program import Fact, Program
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
-from absint.search.sampling import LARGEST, Unsampleable, first_accepted
+from absint.search import engine
+from absint.search.sampling import LARGEST
 
 #: CPU seconds for the search of a smallest set of premises
 EXPLAIN_SECONDS = 10.0
-#: draws for a point where the assert fails (or holds)
-POINT_DRAWS = 16
+#: points the search engine checks for a point where the assert fails (or holds), and seconds
+POINT_TRIES = 400
+POINT_SECONDS = 1.0
 
 
 @attrs.frozen(slots=True)
@@ -142,11 +144,9 @@ def point_where(program: Program, earlier: list[Fact], goal, fact: Fact, holds: 
     r.assume(goal)
     if r.contradiction:
         return None
-    try:
-        p = first_accepted(r, POINT_DRAWS, lambda p: _checked(p, earlier, fact, holds), seed,
-                           [s.term for s in program.symbols], LARGEST)
-    except Unsampleable:
-        return None
+    query = engine.Query(lambda p: _checked(p, earlier, fact, holds), tuple(s.term for s in program.symbols),
+                         program.hints(), tuple(v.data for v in T.free_vars(fact.term)), largest=LARGEST, seed=seed)
+    p = engine.find_point(r, query, POINT_TRIES, POINT_SECONDS).point
     return None if p is None else {s.name: p[s.name] for s in program.symbols if s.name in p}
 
 

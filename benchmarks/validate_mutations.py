@@ -30,7 +30,7 @@ from absint.lang.printer import to_smtlib
 from absint.lang.program import Fact, Program
 from absint.lang.terms import Term, fresh_table
 from absint.readers.smtlib import SmtLibError, read_file
-from absint.validation import search
+from absint.search import engine
 from absint.validation.check import bisect
 
 PRELUDE = ("(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+ (to_int x) 1)))\n"
@@ -88,7 +88,7 @@ def one_file(path: str, rng: random.Random, timeout_ms: int) -> dict | None:
     start = time.process_time()
     result = bisect(program, target)
     seconds = time.process_time() - start
-    confirmed = result.first_failing is None or search.holds(
+    confirmed = result.first_failing is None or engine.holds(
         targets[:result.first_failing + 1], T.not_(sources[result.first_failing]), result.counterexample)
     return {"file": os.path.basename(path), "step": i, "absint": result.first_failing, "final": result.final,
             "confirmed": confirmed, "seconds": seconds,

@@ -30,7 +30,7 @@ from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, default_sort
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.trail import Checkpoint, truncate
 from absint.reasoning.verdict import Layer, Truth, Verdict
-from absint.validation import search
+from absint.search import engine
 from absint.validation.check import VALIDATION_CASES, equivalence
 
 #: the verdict on a guard that is syntactically one of the facts
@@ -321,7 +321,7 @@ class ShapeReasoner:
         """A point {symbol name: value} where every fact holds and ``guard`` does not
         (confirmed by the evaluator), or None when the search finds none (which proves nothing)."""
         t = self._bool(guard)
-        return search.find(self._reasoner, self._reasoner.facts, T.not_(t), self._hints)
+        return engine.counterexample(self._reasoner, self._reasoner.facts, T.not_(t), self._hints)
 
     def _term_of(self, expr, where: str) -> Term:
         return self._to_term(inputs.expression(expr, where))

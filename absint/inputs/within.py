@@ -13,9 +13,10 @@ not constant: ``x_stride0 = x_size1 * x_size2``), then it is that definition, re
 at every point (so a defining assert never fails); unbacked symbols are free.
 
 An assert the pool leaves open is searched for on its own: the declaration and asserts
-``0..i-1`` with the assert's negation, drawn from by :mod:`absint.search.sampling` (which
-moves unbacked symbols too: ``u0 >= 0`` on a length nothing bounds fails at ``u0 = -1``),
-within :data:`SEARCH_SECONDS` of CPU per file. A negation absint refutes proves the assert.
+``0..i-1`` with the assert's negation, searched by :mod:`absint.search.engine` (from the
+example point outwards, then labellings and draws, which move unbacked symbols too: ``u0 >=
+0`` on a length nothing bounds fails at ``u0 = -1``), within :data:`SEARCH_SECONDS` of CPU
+per file. A negation absint refutes proves the assert.
 
 Every counterexample reported is checked by the evaluator (inside the ranges, asserts
 ``0..i-1`` hold, assert ``i`` is false). An assert absint proves implied by the declaration
@@ -44,7 +45,7 @@ from absint.lang.program import Program
 from absint.lang.terms import INT, Term
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
-from absint.search.sampling import Unsampleable, first_accepted
+from absint.search import engine
 
 #: random points in the pool (deterministic: seeded)
 RANDOM_POINTS = 200
@@ -52,8 +53,9 @@ RANDOM_POINTS = 200
 EXHAUSTIVE = 4096
 #: rounds of recomputing the symbols that asserts define
 DEFINITION_ROUNDS = 4
-#: draws of the search for one assert the pool left open
-SEARCH_DRAWS = 8
+#: points the search engine checks for one assert the pool left open, and its CPU seconds
+SEARCH_POINTS = 200
+SEARCH_SECONDS_EACH = 1.0
 #: CPU seconds per file for those searches (the asserts after it stay undecided, saying so)
 SEARCH_SECONDS = 5.0
 
@@ -157,6 +159,7 @@ class FailureSearch:
         self.program, self.declared, self.facts = program, declared, facts
         self.definitions, self.assumed, self.seed = definitions, assumed, seed
         self.variables = [s.term for s in program.symbols]
+        self.hints = program.hints()
         self.fixed = fixed_symbols(program, declared, definitions)
         self.spent = 0.0
 
@@ -168,8 +171,6 @@ class FailureSearch:
         start = time.process_time()
         try:
             return self._search(r, index)
-        except Unsampleable as e:
-            return None, str(e)
         finally:
             self.spent += time.process_time() - start
 
@@ -178,11 +179,10 @@ class FailureSearch:
             r.assume(T.not_(self.facts[index]))
             if r.contradiction:
                 return None, None
-            point = first_accepted(r, SEARCH_DRAWS, lambda p: self._fails_first(p, index), self.seed + index,
-                                   self.variables)
-        if point is not None:
-            return point, None
-        return None, f"no point found in {SEARCH_DRAWS} draws"
+            query = engine.Query(lambda p: self._fails_first(p, index), tuple(self.variables), self.hints,
+                                 tuple(v.data for v in T.free_vars(self.facts[index])), seed=self.seed + index)
+            found = engine.find_point(r, query, SEARCH_POINTS, min(SEARCH_SECONDS_EACH, SEARCH_SECONDS - self.spent))
+        return found.point, None if found.point is not None else found.why
 
     def _fails_first(self, point: dict[str, int], index: int) -> bool:
         return (inside(point, self.declared) and all(point.get(n) == v for n, v in self.fixed.items())

@@ -4,14 +4,13 @@ For each preset (or comma-joined combination) the program is analysed with the p
 facts assumed ahead of its asserts; the asserts absint still leaves open are counted.
 Then each preset fact is decided against the program's own asserts: a fact they imply
 costs nothing; a fact they do not imply excludes inputs the program accepts, and one such
-input is searched for concretely near the example point (a few symbols changed, every
-assert and the fact checked with the evaluator). When the search finds none, the report
+input is searched for by the search engine, from the example point outwards (every assert
+and the fact checked with the evaluator). When the search finds none, the report
 says so; that is not a proof that the fact is implied.
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import Iterable, Iterator, Sequence
 
 import attrs
@@ -24,6 +23,7 @@ from absint.lang.program import Program
 from absint.presets.facts import PresetFact, checked_facts, preset_facts, refused_fact
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
+from absint.search import engine
 
 #: the combinations ``absint presets`` reports by default (the empty one: no preset)
 DEFAULT_COMBINATIONS: tuple[tuple[str, ...], ...] = (
@@ -31,8 +31,9 @@ DEFAULT_COMBINATIONS: tuple[tuple[str, ...], ...] = (
     ("ge2", "contiguous", "duck"),
 )
 
-#: candidate points tried per fact when searching for an excluded input
+#: candidate points tried per fact when searching for an excluded input, and seconds
 MAX_CANDIDATES = 400
+SEARCH_SECONDS = 1.0
 
 
 @attrs.frozen(slots=True)
@@ -109,53 +110,34 @@ def judge(program: Program, reasoner: Reasoner, fact: PresetFact, search: bool =
     """Implied by the asserts (TRUE), or not: then an excluded input, if the search finds one."""
     if reasoner.decide(fact.term).truth is Truth.TRUE:
         return FactReport(fact, True)
-    return FactReport(fact, False, excluded_input(program, fact.term) if search else None)
+    return FactReport(fact, False, excluded_input(program, reasoner, fact.term) if search else None)
 
 
 # ---------------------------------------------------------------- the concrete search
 
 
-def excluded_input(program: Program, fact: T.Term, limit: int = MAX_CANDIDATES) -> dict[str, int] | None:
-    """Symbols changed from the example point such that every assert holds (evaluator) and
-    ``fact`` is false; None if none of the candidates is one. Points where an assert has no
-    value (an unbacked symbol) are not accepted."""
+def excluded_input(program: Program, reasoner: Reasoner, fact: T.Term, limit: int = MAX_CANDIDATES,
+                   seconds: float = SEARCH_SECONDS) -> dict[str, int] | None:
+    """The symbols changed from the example point at a point where every assert holds and
+    ``fact`` is false (both by the evaluator), found by the search engine from the example
+    point outwards (the fact's symbols moved first, with the sizes of their own tensor that
+    shared their example value); None if it found none. ``reasoner`` holds the asserts."""
     hints = program.hints()
-    for changes in itertools.islice(_candidates(program, fact, hints), limit):
-        point = {**hints, **changes}
-        if truth_at(fact, point) is False and accepts(program, point):
-            return changes
-    return None
+    query = engine.Query(lambda p: truth_at(fact, p) is False and accepts(program, p),
+                         tuple(s.term for s in program.symbols), hints,
+                         tuple(v.data for v in T.free_vars(fact)), _tensor)
+    with reasoner.tentatively():
+        reasoner.assume(T.not_(fact))
+        found = engine.find_point(reasoner, query, limit, seconds)
+    if found.point is None:
+        return None
+    return {n: v for n, v in found.point.items() if hints.get(n) != v}
 
 
 def accepts(program: Program, point: dict) -> bool:
     """Whether every assert of the program holds at ``point`` (the evaluator's verdict)."""
     memo: dict = {}
     return all(truth_at(f.term, point, memo) is True for f in program.facts)
-
-
-def _values(hint: int) -> list[int]:
-    """Values tried for a symbol whose example value is ``hint``: near it, and the small ones."""
-    out = [hint - 1, hint + 1, 0, 1, 2, 3, hint * 2, hint // 2, hint + 2, hint - 2, -1]
-    return list(dict.fromkeys(v for v in out if v != hint))
-
-
-def _candidates(program: Program, fact: T.Term, hints: dict) -> Iterator[dict[str, int]]:
-    """Changes to try: one of the fact's symbols alone; then it with the symbols of its own
-    tensor that had the same example value (a size repeated in a stride moves with it); then
-    with every symbol that had it; then two of the fact's symbols together."""
-    names = [v.data for v in T.free_vars(fact) if isinstance(hints.get(v.data), int)]
-    for n in names:
-        for v in _values(hints[n]):
-            yield {n: v}
-    for local in (True, False):
-        for n in names:
-            same = [m for m, h in hints.items() if h == hints[n] and m not in names
-                    and (not local or _tensor(m) == _tensor(n))]
-            for v in _values(hints[n]):
-                yield {n: v, **{m: v for m in same}}
-    for a, b in itertools.combinations(names, 2):
-        for va, vb in itertools.product(_values(hints[a])[:6], _values(hints[b])[:6]):
-            yield {a: va, b: vb}
 
 
 def _tensor(name: str) -> str:

@@ -4,7 +4,9 @@
 contradiction (then :mod:`absint.search.core` names the facts it needs), or an
 exhaustive labelling finds nothing (then the facts are shrunk by delta debugging, each
 subset re-proved the same way).
-``found`` is checked by the evaluator at the point. Anything else is ``unknown``, with
+``found`` is checked by the evaluator at the point: first the search engine's quick
+strategies look near the example point (:mod:`absint.search.engine`), then the exhaustive
+labelling (:mod:`absint.search.labelling`), the engine's complete strategy, which can also prove. Anything else is ``unknown``, with
 the budget spent.
 """
 
@@ -20,11 +22,15 @@ from absint.lang.evaluator import Value
 from absint.lang.kinds import VAR
 from absint.lang.terms import BOOL, Term
 from absint.reasoning.reasoner import Reasoner
+from absint.search import engine
 from absint.search.core import (contradicting, contradicting_from_scratch, first_contradiction, shrink_contradiction,
                                 smallest_refuted)
 from absint.search.labelling import Budget, Labelling, Variable, holds_everywhere
 
 FOUND, IMPOSSIBLE, UNKNOWN = "found", "impossible", "unknown"
+#: the search engine's strategies tried before the exhaustive labelling, and their points
+QUICK_STRATEGIES = ("example", "neighbours", "boundary")
+QUICK_POINTS = 200
 
 
 @attrs.frozen(slots=True)
@@ -69,6 +75,9 @@ def label(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wants
     variables = [s for s in symbols if s.name in used]
     others = {s.name: default_value(s) for s in symbols if s.name not in used}
     check = holds_everywhere([*facts, *wants])
+    quick = _near_example(r, variables, others, check, wants, budget, seed)
+    if quick is not None:
+        return quick
     out = Labelling(r, variables, wants, check, others, budget, seed).run()
     spent = dict(nodes=out.nodes, seconds=out.seconds)
     if out.point is not None:
@@ -85,6 +94,21 @@ def label(r: Reasoner, symbols: Sequence[Variable], facts: Sequence[Term], wants
     what = f"budget spent: {out.nodes} nodes, {out.seconds:.2f} s" if out.out_of_budget else \
         f"search space not covered ({out.nodes} nodes, {out.seconds:.2f} s)"
     return Solution(UNKNOWN, how=what, **spent)
+
+
+def _near_example(r: Reasoner, variables: Sequence[Variable], others: Mapping[str, Value], check,
+                  wants: Sequence[Term], budget: Budget, seed: int) -> Solution | None:
+    """The search engine's quick strategies first (the example point, its neighbours with the
+    wants' symbols moved first, boundary labellings): a point near the example is what a user
+    asking for one output size most likely wants; the exhaustive labelling comes after."""
+    query = engine.Query(lambda p: check({**others, **p}) is True, tuple(v.term for v in variables),
+                         {v.name: v.hint for v in variables if v.hint is not None},
+                         tuple(sorted(occurring(wants))), seed=seed)
+    found = engine.find_point(r, query, min(QUICK_POINTS, budget.nodes), budget.seconds / 4, QUICK_STRATEGIES)
+    if found.point is None:
+        return None
+    return Solution(FOUND, {**others, **found.point}, how=f"a point checked by the evaluator ({found.strategy})",
+                    nodes=found.tried)
 
 
 def refutes(symbols: Sequence[Variable], facts: Sequence[Term], wants: Sequence[Term], budget: Budget,

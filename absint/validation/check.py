@@ -7,7 +7,7 @@ what a program checks. Two questions, both answered soundly:
   the facts: equal numbers, or (Bool) the target implies the source (``equiv``: both
   ways). ``equal`` needs a proof (:meth:`Reasoner.decide`, with case splitting on
   constant divisors too); ``differ`` needs a point the evaluator confirms
-  (:mod:`absint.validation.search`); anything else is ``unknown``.
+  (:mod:`absint.search.engine`); anything else is ``unknown``.
 - **bisection** (:func:`bisect`): two programs with their asserts in the same order, the
   recorded guards (source) and their simplified forms (target). At step ``i`` the
   targets ``0..i`` must imply source ``i``; the first step where a confirmed point shows
@@ -29,7 +29,7 @@ from absint.lang.terms import BOOL, Term
 from absint.reasoning.case_split import CaseBudget
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Layer, Truth, Verdict
-from absint.validation import search
+from absint.search import engine
 
 #: validation may afford more splitting than a compiler's guard: constant divisors too
 VALIDATION_CASES = CaseBudget(constant_divisors=True, relational=True, propagation=None, backoff=False)
@@ -121,7 +121,7 @@ def equivalence(reasoner: Reasoner, facts: Sequence[Term], hints: Mapping[str, o
             proved.append(v)
             continue
         goal = T.not_(conclusion) if premise is None else T.and_(premise, T.not_(conclusion))
-        point = search.find(reasoner, facts, goal, hints)
+        point = engine.counterexample(reasoner, facts, goal, hints)
         if point is not None:
             return Verdict(Truth.FALSE, Layer.NONE, point)
     if len(proved) < len(directions):
@@ -194,7 +194,7 @@ def bisect(source: Program, target: Program) -> BisectResult:
         reasoner.assume(t)
         if first is not None or reasoner.decide(s).truth is Truth.TRUE:
             continue
-        point = search.find(reasoner, targets[:i + 1], T.not_(s), hints)
+        point = engine.counterexample(reasoner, targets[:i + 1], T.not_(s), hints)
         if point is None:
             unproved.append(i)
         else:
@@ -210,7 +210,7 @@ def _final(reasoner: Reasoner, sources: Sequence[Term], targets: Sequence[Term],
     for i, s in enumerate(sources):
         if reasoner.decide(s).truth is Truth.TRUE:
             continue
-        if search.find(reasoner, targets, T.not_(s), hints) is not None:
+        if engine.counterexample(reasoner, targets, T.not_(s), hints) is not None:
             return INVALID, i
         final = UNKNOWN
     return final, None

@@ -336,9 +336,9 @@ def test_within_moves_unbacked_symbols_that_no_range_limits(write_program, run_c
 
 
 def test_within_says_why_an_assert_is_undecided(write_program, run_cli, monkeypatch):
-    monkeypatch.setattr(within, "SEARCH_DRAWS", 0)
+    monkeypatch.setattr(within, "SEARCH_POINTS", 0)
     path = write_program("jagged.smt2", JAGGED)
     code, out, err = run_cli("inputs", path, "--within", "values_size0=0..100", "--json")
     undecided = json.loads(out)["undecided"]
-    assert [u["reason"] for u in undecided] == ["no point found in 0 draws"] * 2
-    assert "guard 0 <= u0 may fail (undecided: no point found in 0 draws)" in err
+    assert [u["reason"] for u in undecided] == ["budget spent: 0 points checked"] * 2
+    assert "guard 0 <= u0 may fail (undecided: budget spent: 0 points checked)" in err

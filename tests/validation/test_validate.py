@@ -21,7 +21,7 @@ from absint.lang.printer import to_smtlib
 from absint.lang.program import Fact
 from absint.readers.smtlib import parse, parse_with_definitions
 from absint.reasoning.verdict import Truth
-from absint.validation import search
+from absint.search import engine
 from absint.validation.check import DIFFER, EQUAL, bisect, validate_pairs
 from benchmarks.generators import PRELUDE_TEXT, build
 from term_strategies import int_terms
@@ -82,7 +82,7 @@ def test_pairs_file(tmp_path, capsys):
         s, t = definitions[f"source{p['name']}"], definitions[f"target{p['name']}"]
         goal = T.and_(t, T.not_(s)) if s.sort is T.BOOL else T.ne(s, t)
         if p["verdict"] == DIFFER:
-            assert search.holds(facts, goal, p["counterexample"])
+            assert engine.holds(facts, goal, p["counterexample"])
             assert z3_sat_at(facts, goal, p["counterexample"])
         else:
             assert p["counterexample"] is None
@@ -139,7 +139,7 @@ def test_generated_pairs_are_never_wrong(facts, source, tweak):
     s, t = definitions["source0"], definitions["target0"]
     facts = [f.term for f in program.facts]
     if result.verdict == DIFFER:
-        assert search.holds(facts, T.ne(s, t), result.counterexample)
+        assert engine.holds(facts, T.ne(s, t), result.counterexample)
         assert z3_sat_at(facts, T.ne(s, t), result.counterexample)
     elif result.verdict == EQUAL:
         assert _z3_says_implied(facts, T.eq(s, t))
@@ -165,7 +165,7 @@ def test_generated_guard_pairs_are_never_wrong(facts, cmp, left, right, tweak, e
     facts = [f.term for f in program.facts]
     ways = [(t, s)] + ([(s, t)] if equiv else [])
     if result.verdict == DIFFER:
-        assert any(search.holds(facts, T.and_(p, T.not_(q)), result.counterexample)
+        assert any(engine.holds(facts, T.and_(p, T.not_(q)), result.counterexample)
                    and z3_sat_at(facts, T.and_(p, T.not_(q)), result.counterexample) for p, q in ways)
     elif result.verdict == EQUAL:
         assert all(_z3_says_implied(facts + [p], q) for p, q in ways)
@@ -223,7 +223,7 @@ def test_first_failing_step_matches_z3(kind, n, seed):
         pytest.skip("Z3 gave no answer")
     assert result.first_failing == expected, (i, to_smtlib(program.facts[i].term), to_smtlib(mutated))
     if expected is not None:
-        assert search.holds(targets[:expected + 1], T.not_(sources[expected]), result.counterexample)
+        assert engine.holds(targets[:expected + 1], T.not_(sources[expected]), result.counterexample)
         assert z3_sat_at(targets[:expected + 1], T.not_(sources[expected]), result.counterexample)
     else:
         assert result.counterexample is None
@@ -282,7 +282,7 @@ def _pairs_checked(capsys, tmp_path) -> bool:
 
 def test_planted_error_an_unchecked_point_is_caught(tmp_path, capsys, monkeypatch):
     """A search that reports its first candidate without the evaluator's check."""
-    monkeypatch.setattr(search, "holds", lambda facts, goal, point: True)
+    monkeypatch.setattr(engine, "holds", lambda facts, goal, point: True)
     assert not _pairs_checked(capsys, tmp_path)
 
 
