@@ -63,10 +63,10 @@ def check_file(path: str, max_size: int = 0, presets: tuple[str, ...] = ()) -> C
     ``max_size`` bytes (0: any) is read. Every assert is evaluated at the example point;
     with ``presets``, their facts too (built here, from the program read)."""
     with fresh_table():
-        loaded = load_program(path, max_size=max_size)
+        loaded = load_program(path, label=path, max_size=max_size)
         if loaded.program is None:
-            return CheckReport(loaded.name, error=loaded.error)
-        return _check_program(loaded.name, loaded.program, presets)
+            return CheckReport(path, error=loaded.error)
+        return _check_program(path, loaded.program, presets)
 
 
 def _check_program(name: str, program, presets: tuple[str, ...] = ()) -> CheckReport:

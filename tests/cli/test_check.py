@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from absint.cli.check import check_file
 from absint.cli import main
 
@@ -34,28 +36,31 @@ MALFORMED = """\
 
 
 def test_valid_file_is_ok(write_program):
-    report = check_file(write_program("good.smt2", GOOD))
+    path = write_program("good.smt2", GOOD)
+    report = check_file(path)
     assert report.ok
-    assert (report.file, report.asserts, report.holding) == ("good.smt2", 3, 3)
+    assert (report.file, report.asserts, report.holding) == (path, 3, 3)  # the path as given
     assert report.failing == () and report.error is None
-    assert report.summary() == "good.smt2: ok: 3 asserts, 3 hold at the example point"
+    assert report.summary() == f"{path}: ok: 3 asserts, 3 hold at the example point"
 
 
 def test_assert_false_at_the_example_point_is_reported_with_its_position(write_program):
-    report = check_file(write_program("bad.smt2", FAILING))
+    path = write_program("bad.smt2", FAILING)
+    report = check_file(path)
     assert not report.ok
     assert (report.asserts, report.holding) == (3, 2)
     assert len(report.failing) == 1
-    assert report.failing[0].startswith("bad.smt2:4:3: ")
-    assert "FAIL" in report.summary() and "bad.smt2:4:3" in report.summary()
+    assert report.failing[0].startswith(f"{path}:4:3: ")  # the path as given, not its base name
+    assert "FAIL" in report.summary() and f"{path}:4:3" in report.summary()
 
 
 def test_malformed_file_is_an_error_without_traceback(write_program):
-    report = check_file(write_program("broken.smt2", MALFORMED))
+    path = write_program("broken.smt2", MALFORMED)
+    report = check_file(path)
     assert not report.ok
-    assert report.error.startswith("broken.smt2:3:1: unexpected end of file")
+    assert report.error.startswith(f"{path}:3:1: unexpected end of file")
     assert "Traceback" not in report.summary()
-    assert report.summary().startswith("broken.smt2: ERROR broken.smt2:3:1: ")
+    assert report.summary().startswith(f"{path}: ERROR {path}:3:1: ")
 
 
 def test_missing_file_is_an_error(tmp_path):
@@ -66,10 +71,11 @@ def test_missing_file_is_an_error(tmp_path):
 def test_unbacked_symbols_are_counted_and_their_asserts_not_evaluable(write_program):
     text = "(declare-const u Int)\n(declare-const s Int)\n(set-info :example-s 2)\n" \
            "(assert (> s 0))\n(assert (> u 0))\n"
-    report = check_file(write_program("unbacked.smt2", text))
+    path = write_program("unbacked.smt2", text)
+    report = check_file(path)
     assert report.unbacked == 1
     assert report.holding == 1 and len(report.not_evaluable) == 1
-    assert report.not_evaluable[0].startswith("unbacked.smt2:5:1: ")
+    assert report.not_evaluable[0].startswith(f"{path}:5:1: ")
     assert report.ok  # not evaluable is not a failure
 
 
@@ -84,9 +90,10 @@ def test_deep_failing_assert_is_reported_not_a_crash(write_program):
     lines = ["(declare-const x Int)", "(set-info :example-x 0)", "(define-fun d0 () Int x)"]
     lines += [f"(define-fun d{k} () Int (mod (+ d{k - 1} 1) 1000))" for k in range(1, 3001)]
     lines.append("(assert (< d3000 0))")
-    report = check_file(write_program("deep.smt2", "\n".join(lines) + "\n"))
+    path = write_program("deep.smt2", "\n".join(lines) + "\n")
+    report = check_file(path)
     assert not report.ok and len(report.failing) == 1
-    assert report.failing[0].startswith("deep.smt2:3004:1: ")
+    assert report.failing[0].startswith(f"{path}:3004:1: ")
 
 
 def test_cli_check_exits_0_when_every_file_is_ok(write_program, capsys):
@@ -109,16 +116,17 @@ def test_cli_check_json_gives_one_object_per_file(write_program, capsys):
     code = main(["check", "--json", write_program("good.smt2", GOOD), write_program("bad.smt2", FAILING)])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1
-    by_file = {r["file"]: r for r in lines}
+    by_file = {os.path.basename(r["file"]): r for r in lines}
     assert len(lines) == 2 and by_file["good.smt2"]["ok"] and not by_file["bad.smt2"]["ok"]
     assert by_file["bad.smt2"]["failing"] and by_file["good.smt2"]["holding"] == by_file["good.smt2"]["asserts"] > 0
 
 
 def test_cli_check_exits_1_on_a_malformed_file(write_program, capsys):
-    code = main(["check", write_program("broken.smt2", MALFORMED)])
+    path = write_program("broken.smt2", MALFORMED)
+    code = main(["check", path])
     captured = capsys.readouterr()
     assert code == 1
-    assert "broken.smt2: ERROR broken.smt2:3:1:" in captured.out
+    assert f"{path}: ERROR {path}:3:1:" in captured.out
     assert "Traceback" not in captured.out + captured.err
 
 
@@ -129,7 +137,7 @@ def test_cli_check_searches_directories(write_program, tmp_path, capsys):
     write_program("notes.txt", "not a program")
     assert main(["check", str(tmp_path)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in out[:2]] == ["a.smt2", "b.smt2"]
+    assert [line.split(":")[0] for line in out[:2]] == [str(tmp_path / "a.smt2"), str(tmp_path / "sub" / "b.smt2")]
     assert out[-1] == "2 file(s), 0 with a problem"
 
 
