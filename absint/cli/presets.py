@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 import attrs
 
@@ -77,8 +78,9 @@ def report_file(path: str, combinations, search: bool = True) -> FileReport:
         return FileReport(path, error=one_line(f"{path}: internal error: {type(e).__name__}: {e}"))
 
 
-def table(report: FileReport) -> list[str]:
-    """The table of one file, then the facts its asserts do not imply, each once."""
+def table(report: FileReport, verbose: bool = False) -> list[str]:
+    """The table of one file, then the facts its asserts do not imply, each once (with
+    ``verbose``, how each witness was found, or what the search spent)."""
     lines = [f"{report.file}: {report.asserts} asserts"]
     width = max([len(r.label) for r in report.rows] + [7])
     lines.append(f"  {'presets'.ljust(width)}  {'open':>5}  {'facts':>5}  {'new':>4}  open asserts (line:col) / refused")
@@ -100,7 +102,8 @@ def table(report: FileReport) -> list[str]:
                      "(other symbols at the example point):")
     for text, f in seen.items():
         witness = "none found" if f.witness is None else ", ".join(f"{n} = {v}" for n, v in f.witness.items())
-        lines.append(f"    {f.fact.preset:<10}  {text}    {witness}")
+        how = f"    [{f.found_by or 'no strategy found one'}, {f.points} point(s) checked]" if verbose else ""
+        lines.append(f"    {f.fact.preset:<10}  {text}    {witness}{how}")
     return lines
 
 
@@ -112,6 +115,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-search", action="store_true",
                         help="do not search for excluded inputs (faster; 'new' facts get no witness)")
     parser.add_argument("--json", action="store_true", help="one JSON object per file and line instead of the table")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="after each witness, the search strategy that found it and the points checked; "
+                             "each file's CPU seconds")
 
 
 def run(args) -> int:
@@ -128,6 +134,7 @@ def run(args) -> int:
         return 2
     failed = 0
     for path in files:
+        start = time.process_time()
         report = report_file(path, combinations, not args.no_search)
         if report.error is not None:
             print(report.error, file=sys.stderr)
@@ -135,5 +142,7 @@ def run(args) -> int:
         if args.json:
             print(json.dumps(report.to_json()), flush=True)
         elif report.error is None:
-            print("\n".join(table(report)), flush=True)
+            print("\n".join(table(report, args.verbose)), flush=True)
+        if args.verbose and not args.json:
+            print(f"  {time.process_time() - start:.2f} s of CPU", flush=True)
     return 1 if failed else 0

@@ -79,6 +79,11 @@ class Report:
             d["presets"] = list(self.presets)
         return d
 
+    def spent(self) -> str:
+        """``--verbose``'s line: how the search decided, and what it spent."""
+        how = self.reason if self.status == FOUND else self.reason.split(";")[0]
+        return f"  search: {how}; {self.nodes} node(s), {self.seconds:.2f} s"
+
     def line(self) -> str:
         head = f"{self.file}: {self.status}"
         if self.status == FOUND:
@@ -172,6 +177,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the asserts of an exhaustive proof may take half as long again)")
     preset_option.add_argument(parser, "; a found point satisfies them too, and a preset fact in a "
                                        "contradiction is named 'preset NAME: FACT'")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="under each file's line, how the search decided (the strategy that found the "
+                             "point, or the proof) and the nodes and seconds it spent")
 
 
 def run(args) -> int:
@@ -189,7 +197,7 @@ def run(args) -> int:
     def job(path: str, presets: tuple[str, ...]) -> Outcome:
         report = solve_file(path, args.wants, budget, args.seed, presets)
         if report.status != "error":
-            return Outcome(report.to_json(), (report.line(),))
+            return Outcome(report.to_json(), (report.line(),) + ((report.spent(),) if args.verbose else ()))
         return Outcome(report.to_json(), (), (report.reason,), USAGE if report.usage_error else PROBLEM)
 
     return each_file(args, "solve", job, budgeted=False)

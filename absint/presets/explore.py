@@ -45,10 +45,14 @@ class FactReport:
     fact: PresetFact
     implied: bool
     witness: dict[str, int] | None = None
+    #: the search engine's strategy that found the witness, and the points it checked
+    found_by: str | None = None
+    points: int = 0
 
     def to_json(self) -> dict:
         return {"preset": self.fact.preset, "fact": to_smtlib(self.fact.term), "text": self.fact.text,
-                "implied": self.implied, "witness": self.witness}
+                "implied": self.implied, "witness": self.witness, "found_by": self.found_by,
+                "points": self.points}
 
 
 @attrs.frozen(slots=True)
@@ -110,18 +114,22 @@ def judge(program: Program, reasoner: Reasoner, fact: PresetFact, search: bool =
     """Implied by the asserts (TRUE), or not: then an excluded input, if the search finds one."""
     if reasoner.decide(fact.term).truth is Truth.TRUE:
         return FactReport(fact, True)
-    return FactReport(fact, False, excluded_input(program, reasoner, fact.term) if search else None)
+    if not search:
+        return FactReport(fact, False)
+    found = excluded_input(program, reasoner, fact.term)
+    return FactReport(fact, False, found.point, found.strategy, found.tried)
 
 
 # ---------------------------------------------------------------- the concrete search
 
 
 def excluded_input(program: Program, reasoner: Reasoner, fact: T.Term, limit: int = MAX_CANDIDATES,
-                   seconds: float = SEARCH_SECONDS) -> dict[str, int] | None:
-    """The symbols changed from the example point at a point where every assert holds and
-    ``fact`` is false (both by the evaluator), found by the search engine from the example
-    point outwards (the fact's symbols moved first, with the sizes of their own tensor that
-    shared their example value); None if it found none. ``reasoner`` holds the asserts."""
+                   seconds: float = SEARCH_SECONDS) -> engine.Found:
+    """A point where every assert holds and ``fact`` is false (both by the evaluator), found
+    by the search engine from the example point outwards (the fact's symbols moved first,
+    with the sizes of their own tensor that shared their example value), given as the
+    symbols changed from the example point; ``point`` None if it found none. ``reasoner``
+    holds the asserts."""
     hints = program.hints()
     query = engine.Query(lambda p: truth_at(fact, p) is False and accepts(program, p),
                          tuple(s.term for s in program.symbols), hints,
@@ -130,8 +138,8 @@ def excluded_input(program: Program, reasoner: Reasoner, fact: T.Term, limit: in
         reasoner.assume(T.not_(fact))
         found = engine.find_point(reasoner, query, limit, seconds)
     if found.point is None:
-        return None
-    return {n: v for n, v in found.point.items() if hints.get(n) != v}
+        return found
+    return attrs.evolve(found, point={n: v for n, v in found.point.items() if hints.get(n) != v})
 
 
 def accepts(program: Program, point: dict) -> bool:

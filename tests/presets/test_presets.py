@@ -228,7 +228,20 @@ def test_presets_command_table_and_json(write_program, capsys):
     record = json.loads(capsys.readouterr()[0])
     assert set(record) == {"file", "asserts", "rows", "error"}
     assert [r["presets"] for r in record["rows"]] == ["none", "ge2,duck"]
-    assert set(record["rows"][1]["facts"][0]) == {"preset", "fact", "text", "implied", "witness"}
+    assert set(record["rows"][1]["facts"][0]) == {"preset", "fact", "text", "implied", "witness", "found_by",
+                                                  "points"}
+
+
+def test_presets_verbose_says_how_each_witness_was_found(write_program, capsys):
+    path = write_program("p.smt2", POOLED.text)
+    assert main(["presets", "--preset", "ge1", "--json", path]) == 0
+    facts = [f for r in json.loads(capsys.readouterr()[0])["rows"] for f in r["facts"] if not f["implied"]]
+    assert facts and all(f["found_by"] in E.engine.STRATEGIES and f["points"] >= 1 for f in facts)
+    assert main(["presets", "--preset", "ge1", "-v", path]) == 0
+    out = capsys.readouterr()[0]
+    for f in facts:
+        assert f"[{f['found_by']}, {f['points']} point(s) checked]" in out
+    assert out.rstrip().endswith("s of CPU")
 
 
 def test_presets_command_refuses_an_unknown_preset(write_program, capsys):

@@ -21,6 +21,15 @@ def test_found_prints_the_point_and_the_outputs(run_cli):
     assert "output0_size1=812" in out
 
 
+def test_verbose_says_how_the_search_decided(run_cli):
+    code, out, _ = run_cli("solve", RESHAPE, "--want", "output0_size1 == 812", "--verbose")
+    found, spent = out.splitlines()[:2]
+    assert code == 0 and ": found: " in found
+    assert spent.startswith("  search: a point checked by the evaluator (") and spent.endswith(" s")
+    code, out, _ = run_cli("solve", RESHAPE, "--want", "s1 == 433", "-v")
+    assert out.splitlines()[1].startswith("  search: propagation reached a contradiction; ")
+
+
 def test_json_has_the_issues_fields_and_the_point_holds(run_cli):
     code, out, _ = run_cli("solve", RESHAPE, "--want", "(= output0_size0 (* 2 10800))", "--want", "s2 != 406",
                        "--json", "--seed", "3")
