@@ -15,7 +15,7 @@ facts it closed when they arrived.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterable, Iterator
+from typing import ContextManager, Iterable, Iterator
 
 import attrs
 import sympy
@@ -28,7 +28,7 @@ from absint.lang.evaluator import NotEvaluable, evaluate as evaluate_term, truth
 from absint.lang.terms import BOOL, INT, Sort, Term
 from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, default_sort_of
 from absint.reasoning.reasoner import Reasoner
-from absint.reasoning.trail import Checkpoint, truncate
+from absint.reasoning.trail import Checkpoint, tentatively, truncate
 from absint.reasoning.verdict import Layer, Truth, Verdict
 from absint.search import engine
 from absint.validation.check import VALIDATION_CASES, equivalence
@@ -172,16 +172,10 @@ class ShapeReasoner:
             raise TypeError(f"commit() takes a ShapeReasoner checkpoint, got {type(cp).__name__}")
         self._reasoner.commit(cp.inner)
 
-    @contextmanager
-    def tentatively(self) -> Iterator[ApiCheckpoint]:
+    def tentatively(self) -> ContextManager[ApiCheckpoint]:
         """``with r.tentatively(): ...``: what the block assumes, declares or asks is taken
         back when it ends (by an exception too)."""
-        cp = self.checkpoint()
-        try:
-            yield cp
-        finally:
-            self.rollback(cp)
-            self.commit(cp)
+        return tentatively(self)
 
     def _records(self) -> tuple:
         """The API's append-only records and memos (``_undecided`` aside: a fact replaces it)."""

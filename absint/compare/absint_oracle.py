@@ -43,9 +43,7 @@ class TimedReasoner(Reasoner):
 class AbsintOracle(Oracle):
     name = "absint"
     title = "absint"
-    full_title = "absint"
     line_style = ("tab:blue", "-")
-    version_label = "absint"
 
     def version(self) -> str:
         return __version__

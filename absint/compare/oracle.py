@@ -59,11 +59,18 @@ class Oracle(Protocol):
 
     name: ClassVar[str]  # the --against value; the key in rows, summary.json, asserts.csv
     title: ClassVar[str]  # in tables
-    full_title: ClassVar[str]  # in the Markdown heading ("PyTorch's ShapeEnv")
+    full_title: ClassVar[str]  # in the Markdown heading ("PyTorch's ShapeEnv"); default: title
     line_style: ClassVar[tuple[str, str]]  # colour and dash in the cactus plot
-    version_label: ClassVar[str]  # how the versions line names its software ("torch")
+    version_label: ClassVar[str]  # how the versions line names its software ("torch"); default: title
     confusion_columns: ClassVar[str] = "TF?"  # columns a confusion matrix against it always has
     referee: ClassVar[bool] = False  # does it check absint's verdicts (unsound, gave up)?
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """An oracle that names itself one way everywhere states only its ``title``."""
+        super().__init_subclass__(**kwargs)
+        for attribute in ("full_title", "version_label"):
+            if "title" in vars(cls) and attribute not in vars(cls):
+                setattr(cls, attribute, cls.title)
 
     def require(self) -> None:
         """Raise :class:`MissingExtra`, naming the pip command, when it cannot run here."""

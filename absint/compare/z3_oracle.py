@@ -25,9 +25,7 @@ from absint.compare.z3_solver import Z3FileResult, complete, requests_for
 class Z3Oracle(Oracle):
     name = "z3"
     title = "Z3"
-    full_title = "Z3"
     line_style = ("tab:red", "--")
-    version_label = "Z3"
     confusion_columns = "TF?u"
     referee = True
 

@@ -19,8 +19,7 @@ only how much a later answer can know.
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
-from typing import Iterable, Iterator
+from typing import ContextManager, Iterable
 
 from absint.lang import terms as T
 from absint.lang.kinds import AND, CONST, EQ, LE, OR
@@ -35,6 +34,7 @@ from absint.reasoning.normal_form import NormalForm
 from absint.reasoning.polyhedral import PolyhedralLayer
 from absint.reasoning.products import ProductBounds
 from absint.reasoning.simplify import Simplified, simplify
+from absint.reasoning import trail
 from absint.reasoning.trail import Checkpoint, CheckpointError, Trail
 from absint.reasoning.verdict import UNKNOWN, Layer, Truth, Verdict
 from absint.reasoning.zones import DifferenceBounds
@@ -161,16 +161,10 @@ class Reasoner:
             self._trail.entries.clear()
             self.network.stop_recording()
 
-    @contextmanager
-    def tentatively(self) -> Iterator[Checkpoint]:
+    def tentatively(self) -> ContextManager[Checkpoint]:
         """``with reasoner.tentatively(): ...``: whatever the block assumes (or asks) is
         taken back when it ends, normally or by an exception."""
-        cp = self.checkpoint()
-        try:
-            yield cp
-        finally:
-            self.rollback(cp)
-            self.commit(cp)
+        return trail.tentatively(self)
 
     def _open_index(self, cp: Checkpoint) -> int:
         if not isinstance(cp, Checkpoint):

@@ -20,7 +20,8 @@ rolled-back facts.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import attrs
 
@@ -94,3 +95,16 @@ def truncate(d: dict | list, length: int) -> None:
         return
     while len(d) > length:
         d.popitem()
+
+
+@contextmanager
+def tentatively(owner) -> Iterator[Any]:
+    """``with tentatively(x): ...`` for anything with ``checkpoint``/``rollback``/``commit``
+    (the reasoner, the API's ShapeReasoner): what the block does is taken back when it
+    ends, normally or by an exception; the block receives the checkpoint."""
+    cp = owner.checkpoint()
+    try:
+        yield cp
+    finally:
+        owner.rollback(cp)
+        owner.commit(cp)
