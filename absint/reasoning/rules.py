@@ -158,6 +158,22 @@ def _range_result(m, normalize: Normalize) -> Term:
     return T.ZERO if kind == DIV else a
 
 
+# ---------------------------------------------------------------- b <= a < 2*b: a div b = 1, a mod b = a - b
+
+
+def _one_divisor_conditions(m, normalize: Normalize) -> Conditions:
+    """``b <= a`` and ``a < 2*b``, which together make ``b > 0``: then ``a = b*1 + (a - b)``
+    with ``0 <= a - b < b`` (PyTorch's ``s mod (s - 1)`` with ``s >= 3`` is 1)."""
+    _, a, b = m
+    yield (T.le(b, a),)
+    yield (T.lt(T.sub(a, b), b),)
+
+
+def _one_divisor_result(m, normalize: Normalize) -> Term:
+    kind, a, b = m
+    return T.ONE if kind == DIV else normalize(T.sub(a, b))
+
+
 # ---------------------------------------------------------------- f*(a div (kb*f)) = a div kb
 
 
@@ -305,6 +321,8 @@ RULES: tuple[Rule, ...] = (
     Rule("divisor is an exact quotient of the dividend", (DIV, MOD), _match_quotient_divisor,
          _quotient_divisor_conditions, _quotient_divisor_result),
     Rule("dividend below the divisor", (DIV, MOD), _match_range, _range_conditions, _range_result),
+    Rule("dividend between one and two divisors", (DIV, MOD), _match_range, _one_divisor_conditions,
+         _one_divisor_result),
     Rule("min/max of ordered operands is the first", (MIN, MAX), _match_min_max, _ordered(True),
          lambda r, normalize: r.args[0]),
     Rule("min/max of ordered operands is the second", (MIN, MAX), _match_min_max, _ordered(False),

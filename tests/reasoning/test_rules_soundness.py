@@ -55,6 +55,8 @@ SHAPES = {
         (T.div(x, T.div(x, k(c.data + 1))), k(c.data + 1)), (T.mod(T.mul(c, x), T.div(x, k(2))), k(0))],
     "dividend below the divisor": lambda d, q, c: [
         (T.div(x, d), k(0)), (T.mod(x, d), x), (T.div(k(c.data), d), k(0))],
+    "dividend between one and two divisors": lambda d, q, c: [
+        (T.div(x, d), k(1)), (T.mod(x, d), T.sub(x, d)), (T.mod(T.add(d, c), d), c), (T.div(T.add(d, c), d), k(1))],
     "divisor times its exact quotient": lambda d, q, c: [
         (T.mul(d, T.div(q, d)), q), (T.mul(d, T.div(q, T.scale(d, 2))), T.div(q, k(2)))],
     "min/max of ordered operands is the first": lambda d, q, c: [
