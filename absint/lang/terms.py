@@ -647,7 +647,31 @@ def _junction(kind: Kind, ts: Iterable[Term]) -> Term:
             if t.kind in COMPARISON_KINDS or t.kind == NOT:
                 if not_(t).id in seen:
                     return absorbing
+        seen = _one_bound_per_form(kind, seen)
+        if len(seen) == 1:
+            return next(iter(seen.values()))
     return _intern(kind, BOOL, tuple(sorted(seen.values(), key=lambda t: t.id)), None)
+
+
+def _one_bound_per_form(kind: Kind, seen: dict[int, Term]) -> dict[int, Term]:
+    """Of the Int bounds ``L + c <= 0`` on one linear form ``L``, an ``and`` keeps the
+    strongest (largest ``c``) and an ``or`` the weakest (smallest ``c``): exact, since
+    ``L + c1 <= 0`` implies ``L + c2 <= 0`` when ``c1 >= c2``. (PyTorch records
+    ``u0 <= -1 or u0 <= 4``, which is ``u0 <= 4``: a bound the layers then use.)"""
+    bounds = [t for t in seen.values() if t.kind == LE and t.args[0].sort is INT]
+    if len(bounds) < 2:
+        return seen
+    best: dict[tuple, tuple[Number, Term]] = {}
+    for t in bounds:
+        x = t.args[0]
+        form, c = ((x.args, x.data[0]), x.data[1]) if x.kind == LIN else (((x,), (1,)), 0)
+        kept = best.get(form)
+        if kept is None or (c > kept[0]) == (kind == AND):
+            best[form] = (c, t)
+    if len(best) == len(bounds):
+        return seen
+    dropped = {t.id for t in bounds} - {t.id for _, t in best.values()}
+    return {i: t for i, t in seen.items() if i not in dropped}
 
 
 def and_(*ts: Term) -> Term:

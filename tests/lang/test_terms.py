@@ -728,3 +728,43 @@ def test_reference_interpreter_uses_euclidean_division():
     assert ref(("ceil", ("/", ("int", -3), ("int", 2))), {}) == -1
     assert ref(("to_int", ("/", ("int", -3), ("int", 2))), {}) == -2
     assert ref(("div", ("int", 1), ("int", 0)), {}) is UNDEF
+
+
+# ---------------------------------------------------------------- one bound per linear form
+
+_BX, _BY = T.var("bx", INT), T.var("by", INT)
+_FORMS = [_BX, T.add(_BX, _BY), T.sub(_BX, T.mul(T.const(2), _BY)), T.neg(_BX)]
+_BOUNDS = st.lists(st.tuples(st.sampled_from(range(len(_FORMS))), st.integers(-4, 4),
+                             st.sampled_from(["le", "lt", "ge", "eq"])), min_size=1, max_size=5)
+
+
+def _bound(form: int, c: int, op: str) -> T.Term:
+    return getattr(T, op)(_FORMS[form], T.const(c))
+
+
+def _junction_agrees(parts, junction, combine) -> None:
+    """``junction`` of the bounds equals ``combine`` of their values at every point of a box."""
+    terms = [_bound(*p) for p in parts]
+    built = junction(*terms)
+    for x in range(-6, 7):
+        for y in range(-6, 7):
+            point = {"bx": x, "by": y}
+            assert evaluate(built, point) == combine(evaluate(t, point) for t in terms), (parts, built, point)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(_BOUNDS)
+def test_and_or_of_bounds_on_one_form_keep_their_value(parts):
+    """An ``and`` keeps the strongest bound per linear form, an ``or`` the weakest: exact."""
+    _junction_agrees(parts, T.and_, all)
+    _junction_agrees(parts, T.or_, any)
+
+
+def test_or_of_bounds_on_one_form_is_the_weakest_and_a_planted_flip_is_caught(monkeypatch):
+    u = T.var("u0", INT)
+    assert T.or_(T.le(u, T.const(-1)), T.le(u, T.const(4))) is T.le(u, T.const(4))
+    assert T.and_(T.le(u, T.const(-1)), T.le(u, T.const(4))) is T.le(u, T.const(-1))
+    real = T._one_bound_per_form
+    monkeypatch.setattr(T, "_one_bound_per_form", lambda kind, seen: real(T.OR if kind == T.AND else T.AND, seen))
+    with pytest.raises(AssertionError):
+        _junction_agrees([(0, -1, "le"), (0, 4, "le")], T.or_, any)
