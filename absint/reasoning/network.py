@@ -353,6 +353,8 @@ class ValueNetwork:
         new = self.domain.meet(old, v)
         if new == old:
             return
+        if not self.domain.is_bottom(new) and _outgrown(self.domain.bounds(old), self.domain.bounds(new)):
+            return  # keeping the wider value is sound, and ends a climb like x >= y*y, y >= x
         excluded = self._excluded.get(p)
         if excluded:
             new = self._shave(p, new, excluded)
@@ -546,3 +548,21 @@ def _split(t: Term) -> tuple[object, Term | None, object]:
     k = coefs[0]
     return k, T.make_linear(REAL, {a: v / k for a, v in zip(t.args, coefs)}, 0), c
 
+
+
+#: a narrowed bound past this many bits is not taken: a cycle of products (``x >= y*y``,
+#: ``y >= x``) squares its bounds at every step, and its digits would double each time
+MAX_BOUND_BITS = 1 << 14
+
+
+def _outgrown(old: tuple, new: tuple) -> bool:
+    """Whether a bound that narrowing changed has grown past :data:`MAX_BOUND_BITS`."""
+    return any(n != o and _bits(n) > MAX_BOUND_BITS for o, n in zip(old, new))
+
+
+def _bits(b) -> int:
+    if type(b) is int:
+        return b.bit_length()
+    if type(b) is float:  # an infinity
+        return 0
+    return max(b.numerator.bit_length(), b.denominator.bit_length())

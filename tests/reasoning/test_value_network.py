@@ -149,3 +149,33 @@ def test_a_monotone_opaque_function_is_not_ordered_outside_its_domain(reasoner_w
     log2 = "OpaqueUnaryFn_log2"
     rs = reasoner_with(T.le(x, y))  # x may be 0 or negative: log2(x) has no value
     assert truth(rs, T.le(T.apply(log2, x), T.apply(log2, y))) is Truth.UNKNOWN
+
+
+def _squaring_cycle():
+    """``x >= y*y``, ``y >= x``, both ``>= 2``: each propagation step squares the lower bounds
+    (no integer point; from a validation property test that ran out of memory on CI)."""
+    x, y = T.var("x", T.INT), T.var("y", T.INT)
+    r = Reasoner()
+    for f in (T.ge(x, T.const(2)), T.ge(y, T.const(2)), T.ge(x, T.mul(y, y)), T.ge(y, x)):
+        r.assume(f)
+    return r, x
+
+
+def test_a_squaring_cycle_stops_at_the_bound_size_limit_and_stays_sound():
+    from absint.reasoning import network
+
+    r, x = _squaring_cycle()
+    lo, hi = r.bounds(x)
+    assert lo.bit_length() <= network.MAX_BOUND_BITS and hi == float("inf")
+    assert lo >= 2  # a lower bound that every point satisfies (there is none), no wrong upper one
+
+
+def test_without_the_limit_the_cycle_outgrows_it(monkeypatch):
+    """The planted error: no limit; the bounds climb far past it (and, with a larger
+    propagation budget, until memory runs out)."""
+    from absint.reasoning import network
+
+    monkeypatch.setattr(network, "_outgrown", lambda old, new: False)
+    r, x = _squaring_cycle()
+    lo = r.bounds(x)[0]
+    assert r.contradiction or lo.bit_length() > network.MAX_BOUND_BITS
