@@ -552,7 +552,7 @@ def _split(t: Term) -> tuple[object, Term | None, object]:
 
 #: a narrowed bound past this many bits is not taken: a cycle of products (``x >= y*y``,
 #: ``y >= x``) squares its bounds at every step, and its digits would double each time
-MAX_BOUND_BITS = 1 << 14
+MAX_BOUND_BITS = 1 << 17
 
 
 def _outgrown(old: tuple, new: tuple) -> bool:
