@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from absint.lang.dag import Node, subterms
-from absint.lang.kinds import CONST, DEF, FN, LIN, NOT, VAR
+from absint.lang.kinds import CONST, DEF, FN, LIN, MAX, MIN, NOT, VAR
 from absint.lang.numerals import int_text
 from absint.lang.ops import ATOM, COMPARE, DIVMOD, OPS, POWER, PRODUCT, SUM
 
@@ -116,6 +116,9 @@ def _pieces(t: Node) -> list[str | Node]:
         return [symbol(t.data)]
     if k == DEF:  # a named sum is its definition: printed as it, so the text means the same
         return [t.args[0]]
+    if k in (MIN, MAX) and t.sort.real:  # the prelude's min2/max2 are Int: a Real one as its ite
+        a, b = t.args
+        return ["(ite (" + ("<" if k == MIN else ">") + " ", a, " ", b, ") ", a, " ", b, ")"]
     spelling = OPS[k].smtlib if k != FN else symbol(t.data)
     if k == LIN:
         return _sum_pieces(t, spelling)
