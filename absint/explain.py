@@ -10,7 +10,8 @@
   never loses a verdict, so any such set decides the assert as the whole prefix does;
 * FALSE and UNKNOWN come with a point where the earlier asserts hold and this one fails,
   found by :mod:`absint.search.engine` (from the example point outwards, under the earlier
-  asserts and the negation) and checked by the evaluator; UNKNOWN also with a point where it holds, when one is found.
+  asserts and the negation) and checked by the evaluator; UNKNOWN also with a point where
+  it holds, when one is found.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def point_where(program: Program, earlier: list[Fact], goal, fact: Fact, holds: 
     if r.contradiction:
         return None
     query = engine.Query(lambda p: _checked(p, earlier, fact, holds), tuple(s.term for s in program.symbols),
-                         program.hints(), tuple(v.data for v in T.free_vars(fact.term)), largest=LARGEST, seed=seed)
+                         program.hints(), engine.names_in(fact.term), largest=LARGEST, seed=seed)
     p = engine.find_point(r, query, POINT_TRIES, POINT_SECONDS).point
     return None if p is None else {s.name: p[s.name] for s in program.symbols if s.name in p}
 

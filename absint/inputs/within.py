@@ -180,7 +180,7 @@ class FailureSearch:
             if r.contradiction:
                 return None, None
             query = engine.Query(lambda p: self._fails_first(p, index), tuple(self.variables), self.hints,
-                                 tuple(v.data for v in T.free_vars(self.facts[index])), seed=self.seed + index)
+                                 engine.names_in(self.facts[index]), seed=self.seed + index)
             found = engine.find_point(r, query, SEARCH_POINTS, min(SEARCH_SECONDS_EACH, SEARCH_SECONDS - self.spent))
         return found.point, None if found.point is not None else found.why
 

@@ -133,7 +133,7 @@ def excluded_input(program: Program, reasoner: Reasoner, fact: T.Term, limit: in
     hints = program.hints()
     query = engine.Query(lambda p: truth_at(fact, p) is False and accepts(program, p),
                          tuple(s.term for s in program.symbols), hints,
-                         tuple(v.data for v in T.free_vars(fact)), _tensor)
+                         engine.names_in(fact), _tensor)
     with reasoner.tentatively():
         reasoner.assume(T.not_(fact))
         found = engine.find_point(reasoner, query, limit, seconds)

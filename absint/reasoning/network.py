@@ -549,7 +549,6 @@ def _split(t: Term) -> tuple[object, Term | None, object]:
     return k, T.make_linear(REAL, {a: v / k for a, v in zip(t.args, coefs)}, 0), c
 
 
-
 #: a narrowed bound past this many bits is not taken: a cycle of products (``x >= y*y``,
 #: ``y >= x``) squares its bounds at every step, and its digits would double each time
 MAX_BOUND_BITS = 1 << 17

@@ -111,8 +111,7 @@ def counterexample(r: Reasoner, facts: Sequence[Term], goal: Term, hints: Mappin
     """A point where ``facts`` (which ``r`` already holds) and ``goal`` hold, by the evaluator,
     or None; ``r`` is left as it was (the goal is assumed under a checkpoint)."""
     variables = tuple(symbols_of([goal, *facts]))
-    query = Query(lambda p: holds(facts, goal, p), variables, hints, tuple(v.data for v in T.free_vars(goal)),
-                  seed=seed)
+    query = Query(lambda p: holds(facts, goal, p), variables, hints, names_in(goal), seed=seed)
     with r.tentatively():
         r.assume(goal)
         return find_point(r, query, points, seconds).point
@@ -122,6 +121,11 @@ def holds(facts: Sequence[Term], goal: Term, point: Mapping[str, object]) -> boo
     """Whether every fact and ``goal`` evaluate to true at ``point``."""
     memo: dict = {}
     return truth_at(goal, point, memo) is True and all(truth_at(f, point, memo) is True for f in facts)
+
+
+def names_in(t: Term) -> tuple[str, ...]:
+    """The names of ``t``'s variables: a query's ``focus`` when ``t`` is what must change."""
+    return tuple(v.data for v in T.free_vars(t))
 
 
 def symbols_of(terms: Iterable[Term]) -> list[Term]:
