@@ -37,7 +37,7 @@ import attrs
 import sympy
 
 from absint.reasoning.verdict import Truth
-from absint.torch import inductor, policy
+from absint.torch import inductor, policy, relations
 from absint.torch.bridge import UNREAD_BY, Answer, ShapeEnvBridge
 from absint.torch.counters import Disagreement, Stats, TorchOnly
 from absint.torch.trace import Recorder
@@ -64,6 +64,7 @@ class _Installation:
     bridges: dict = attrs.Factory(dict)  # id(shape env) -> (weakref to it, its bridge)
     local: threading.local = attrs.Factory(threading.local)
     inductor_originals: dict | None = None  # Inductor's own methods, while wrapped (.inductor)
+    relation_originals: dict | None = None  # SymNode's comparisons, while replaced (.relations)
 
     def bridge(self, se: Any) -> ShapeEnvBridge:
         found = self.bridges.get(id(se))
@@ -233,6 +234,8 @@ def install(mode: str = "fallback", *, check: bool = False, unknown: str = "fina
         inst = _Installation(mode, bool(check), original, torch.__version__, unknown)
         ShapeEnv._maybe_evaluate_static = _wrapper(inst)
         inst.inductor_originals = inductor.wrap_if_loaded(inst)
+        if mode == "primary":
+            inst.relation_originals = relations.install()
         _current, _last_stats = inst, inst.stats
 
 
@@ -250,6 +253,7 @@ def _uninstall_locked() -> None:
 
     ShapeEnv._maybe_evaluate_static = _current.original
     inductor.unwrap(_current.inductor_originals)
+    relations.uninstall(_current.relation_originals)
     _current = None
 
 
