@@ -142,7 +142,7 @@ class NormalForm:
                 m = matches[rule.match] = rule.match(t, r)
             if m is None:
                 continue
-            if self._proved(rule.conditions(m, self.normalize)):
+            if self._proved(rule.conditions(m, self.normalize), rule.known_keys_only):
                 self.fired[rule.name] += 1
                 return rule.result(m, self.normalize)
             unproved = True
@@ -152,9 +152,19 @@ class NormalForm:
             self._volatile = True
         return r
 
-    def _proved(self, groups) -> bool:
-        truth = self.facade.truth
+    def _proved(self, groups, known_keys_only: bool = False) -> bool:
+        truth = self._known_truth if known_keys_only else self.facade.truth
         return all(any(truth(c) is True for c in group) for group in groups)
+
+    def _known_truth(self, c: Term) -> bool | None:
+        """``facade.truth`` of a comparison whose key the network holds already (None for
+        one it does not: asking would register it)."""
+        network = self.facade.network
+        if c.kind in T.COMPARISON_KINDS:
+            key = network.split(c.args[0])[1]
+            if key is not None and network.key_value(key) is None:
+                return None
+        return self.facade.truth(c)
 
     def _linear(self, t: Term) -> Term:
         coefs, c = t.data

@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 import attrs
 
 from absint.lang import terms as T
-from absint.lang.kinds import CONST, DIV, EQ, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, RDIV, Kind
+from absint.lang.kinds import CONST, DIV, EQ, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, RDIV, Kind
 from absint.lang.terms import INT, Term
 from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
     remove_factors
@@ -37,6 +37,10 @@ class Rule:
     result: Callable[[object, Normalize], Term]
     #: when its conditions are not proved, no later rule is tried on the term
     final: bool = False
+    #: its conditions are read from the keys the facts registered only: asking about a term
+    #: registers it, and the multiples ``k*b`` a row looks for would join blocks of atoms
+    #: (the polyhedra then see other slices) on every quotient the row tries
+    known_keys_only: bool = False
 
 
 def _requires(build: Callable[[object], Term]) -> Callable[[object, Normalize], Conditions]:
@@ -172,6 +176,49 @@ def _one_divisor_conditions(m, normalize: Normalize) -> Conditions:
 def _one_divisor_result(m, normalize: Normalize) -> Term:
     kind, a, b = m
     return T.ONE if kind == DIV else normalize(T.sub(a, b))
+
+
+# ---------------------------------------------------------------- k*b divides a: a mod b = 0, a div b = k*(a div (k*b))
+
+#: the multiples ``k*b`` of a symbolic divisor ``b`` whose known zero remainder is looked up
+#: (PyTorch's export records ``a mod (4*(s - 1)) == 0`` and then asks about ``a mod (s - 1)``)
+MULTIPLES = (2, 4, 8)
+
+
+def _known_multiple_conditions(ks: tuple[int, ...]) -> Callable[[object, Normalize], Conditions]:
+    """``a mod (k*b) = 0`` known for one of ``ks``, and ``b != 0``: then ``a = k*b*q`` with
+    ``q = a div (k*b)``, so ``a = b*(k*q) + 0`` and, ``b`` being non-zero, ``a div b = k*q`` and
+    ``a mod b = 0`` by the uniqueness of SMT-LIB's division (``0 <= a mod b < |b|``)."""
+    def conditions(m, normalize: Normalize) -> Conditions:
+        _, a, b = m
+        yield tuple(T.eq(T.mod(a, T.scale(b, k)), T.ZERO) for k in ks)
+        yield (T.ne(b, T.ZERO),)
+
+    return conditions
+
+
+def _known_multiple_quotient(k: int) -> Callable[[object, Normalize], Term]:
+    """``k*(a div (k*b))``, its quotient not normalised again: that would ask this row of
+    ``a div (k*k*b)``, and so on while the remainders are known (a chain, never a loop, but
+    one a planted unconditional row would follow forever)."""
+    def result(m, normalize: Normalize) -> Term:
+        _, a, b = m
+        return T.scale(T.div(a, T.scale(b, k)), k)
+
+    return result
+
+
+# ---------------------------------------------------------------- ite(c, a, b) = a when c holds, b when it cannot
+
+
+def _ite_branch(then: bool) -> Callable[[object, Normalize], Conditions]:
+    """The condition proved (``then``), or its negation proved: every model the facts allow
+    takes that branch (PyTorch's ``PythonMod`` of a divisor known positive is such an ite)."""
+    def conditions(r, normalize: Normalize) -> Conditions:
+        c = r.args[0]
+        yield (c if then else T.not_(c),)
+
+    return conditions
 
 
 # ---------------------------------------------------------------- f*(a div (kb*f)) = a div kb
@@ -323,6 +370,15 @@ RULES: tuple[Rule, ...] = (
     Rule("dividend below the divisor", (DIV, MOD), _match_range, _range_conditions, _range_result),
     Rule("dividend between one and two divisors", (DIV, MOD), _match_range, _one_divisor_conditions,
          _one_divisor_result),
+    Rule("remainder by a divisor of a known multiple", (MOD,), _match_range,
+         _known_multiple_conditions(MULTIPLES), lambda m, normalize: T.ZERO, known_keys_only=True),
+    *(Rule(f"quotient by a divisor of a known multiple ({k}*b)", (DIV,), _match_range,
+           _known_multiple_conditions((k,)), _known_multiple_quotient(k), known_keys_only=True)
+      for k in MULTIPLES),
+    Rule("ite of a proved condition is its first branch", (ITE,), lambda t, r: r, _ite_branch(True),
+         lambda r, normalize: r.args[1]),
+    Rule("ite of a refuted condition is its second branch", (ITE,), lambda t, r: r, _ite_branch(False),
+         lambda r, normalize: r.args[2]),
     Rule("min/max of ordered operands is the first", (MIN, MAX), _match_min_max, _ordered(True),
          lambda r, normalize: r.args[0]),
     Rule("min/max of ordered operands is the second", (MIN, MAX), _match_min_max, _ordered(False),

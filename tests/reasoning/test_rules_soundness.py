@@ -57,6 +57,15 @@ SHAPES = {
         (T.div(x, d), k(0)), (T.mod(x, d), x), (T.div(k(c.data), d), k(0))],
     "dividend between one and two divisors": lambda d, q, c: [
         (T.div(x, d), k(1)), (T.mod(x, d), T.sub(x, d)), (T.mod(T.add(d, c), d), c), (T.div(T.add(d, c), d), k(1))],
+    "remainder by a divisor of a known multiple": lambda d, q, c: [
+        (T.mod(q, d), k(0)), (T.mod(x, d), k(0)), (T.mod(T.add(q, x), d), k(0))],
+    **{f"quotient by a divisor of a known multiple ({n}*b)": (lambda n: lambda d, q, c: [
+        (T.div(q, d), T.scale(T.div(q, T.scale(d, n)), n)), (T.div(x, d), T.scale(T.div(x, T.scale(d, n)), n))])(n)
+       for n in rules.MULTIPLES},
+    "ite of a proved condition is its first branch": lambda d, q, c: [
+        (T.ite(T.ge(d, k(1)), q, x), q), (T.ite(T.ne(d, k(0)), T.div(q, d), k(0)), T.div(q, d))],
+    "ite of a refuted condition is its second branch": lambda d, q, c: [
+        (T.ite(T.le(d, k(-1)), x, q), q), (T.ite(T.eq(d, k(0)), k(0), T.mod(q, d)), T.mod(q, d))],
     "divisor times its exact quotient": lambda d, q, c: [
         (T.mul(d, T.div(q, d)), q), (T.mul(d, T.div(q, T.scale(d, 2))), T.div(q, k(2)))],
     "min/max of ordered operands is the first": lambda d, q, c: [
@@ -90,6 +99,9 @@ def programs(draw, rule_name: str):
     facts = draw(bounds()) + draw(HINTS)(d, q)
     if rule_name in SIGNS and draw(st.sampled_from([True, True, True, False])):  # provable often
         facts.append(SIGNS[rule_name](d, k(0)))
+    if "known multiple" in rule_name and draw(st.sampled_from([True, True, False])):  # a multiple n*d divides
+        n = next((n for n in rules.MULTIPLES if f"({n}*b)" in rule_name), None) or draw(st.sampled_from(rules.MULTIPLES))
+        facts += [T.eq(T.mod(q, T.scale(d, n)), k(0)), T.eq(T.mod(x, T.scale(d, n)), k(0))]
     if rule_name.startswith("cancel"):  # m*a <op> m*b: a comparison of two multiples of d
         other = draw(st.sampled_from([T.add(q, k(1)), T.add(q, k(-1)), draw(QUOTIENTS)]))
         compare = draw(st.sampled_from([T.eq, T.ne, T.le, T.lt]))
@@ -165,3 +177,29 @@ def test_cancelling_a_factor_keeps_a_divisor_that_can_be_zero_open(facts, guard)
         r.assume(f)
     assert r.decide(guard).truth is Truth.UNKNOWN
     check(facts, guard)
+
+
+def _decided_registers_multiple(rows) -> bool:
+    """Whether deciding ``x mod y = 0`` (with ``y >= 1``) registers ``x mod (2*y)`` when the
+    normal form uses ``rows``."""
+    by_kind: dict = {}
+    for row in rows:
+        for kind in row.kinds:
+            by_kind[kind] = by_kind.get(kind, ()) + (row,)
+    old, normal_form.BY_KIND = normal_form.BY_KIND, by_kind
+    try:
+        r = Reasoner()
+        r.assume(T.ge(y, k(1)))
+        r.decide(T.eq(T.mod(x, y), k(0)))
+        return r.network.key_value(T.mod(x, T.scale(y, 2))) is not None
+    finally:
+        normal_form.BY_KIND = old
+
+
+def test_a_known_multiple_is_looked_up_never_registered():
+    """Registering the multiples a row looks for joins blocks of atoms, which changed a
+    polyhedral proof of the corpus (swin_base's assert 945); asked as any other condition
+    (the planted error), the row registers ``x mod (2*y)``."""
+    assert not _decided_registers_multiple(rules.RULES)
+    planted = tuple(attrs.evolve(r, known_keys_only=False) for r in rules.RULES)
+    assert _decided_registers_multiple(planted)
