@@ -648,6 +648,8 @@ def _junction(kind: Kind, ts: Iterable[Term]) -> Term:
                 if not_(t).id in seen:
                     return absorbing
         seen = _one_bound_per_form(kind, seen)
+        if kind == OR:
+            seen = _absorbed_equalities(seen)
         if len(seen) == 1:
             return next(iter(seen.values()))
     return _intern(kind, BOOL, tuple(sorted(seen.values(), key=lambda t: t.id)), None)
@@ -672,6 +674,47 @@ def _one_bound_per_form(kind: Kind, seen: dict[int, Term]) -> dict[int, Term]:
         return seen
     dropped = {t.id for t in bounds} - {t.id for _, t in best.values()}
     return {i: t for i, t in seen.items() if i not in dropped}
+
+
+def _absorbed_equalities(seen: dict[int, Term]) -> dict[int, Term]:
+    """``or(t == c, d)`` is ``d`` when ``d`` holds at ``t = c``: every model of the equality
+    is one of ``d``'s (exact). PyTorch records ``or(P == 8, P mod 8 == 0)``, which is
+    ``P mod 8 == 0``, a fact the congruences then use."""
+    for i, t in list(seen.items()):
+        value = _solved_atom(t)
+        if value is None:
+            continue
+        atom, c = value
+        if any(o is not t and _at_value(o, atom, c) is TRUE for o in seen.values()):
+            del seen[i]
+    return seen
+
+
+def _solved_atom(t: Term) -> tuple[Term, Term] | None:
+    """``(atom, value)`` when ``t`` is ``k*atom + c == 0`` over Int with an integer solution."""
+    if t.kind != EQ or t.args[0].sort is not INT:
+        return None
+    coefs, c = linear_parts(t.args[0])
+    if len(coefs) != 1:
+        return None
+    (atom, k), = coefs.items()
+    return (atom, const(-c // k)) if c % k == 0 else None
+
+
+#: a disjunct with more sub-terms than this is not rebuilt at an atom's value (left as it is)
+MAX_ABSORBING_SIZE = 64
+
+
+def _at_value(t: Term, atom: Term, value: Term) -> Term:
+    """``t`` with every occurrence of ``atom`` replaced by ``value``, rebuilt (folded); ``t``
+    itself when it is large or holds a definition (whose name would be rebuilt too)."""
+    parts = subterms(t)
+    if len(parts) > MAX_ABSORBING_SIZE or all(s is not atom for s in parts) or any(s.kind == DEF for s in parts):
+        return t
+    done: dict[int, Term] = {}
+    for s in parts:
+        done[s.id] = value if s is atom else rebuild(s, tuple(done[a.id] for a in s.args))
+    return done[t.id]
 
 
 def and_(*ts: Term) -> Term:

@@ -768,3 +768,48 @@ def test_or_of_bounds_on_one_form_is_the_weakest_and_a_planted_flip_is_caught(mo
     monkeypatch.setattr(T, "_one_bound_per_form", lambda kind, seen: real(T.OR if kind == T.AND else T.AND, seen))
     with pytest.raises(AssertionError):
         _junction_agrees([(0, -1, "le"), (0, 4, "le")], T.or_, any)
+
+
+# ---------------------------------------------------------------- an equality absorbed by a disjunct
+
+_P = T.mul(_BX, _BY)
+_ATOMS = [_BX, _P, T.add(_BX, _BY)]
+_DISJUNCTS = st.lists(st.one_of(
+    st.tuples(st.just("eq"), st.sampled_from(range(len(_ATOMS))), st.integers(-8, 8)),
+    st.tuples(st.just("mod"), st.sampled_from(range(len(_ATOMS))), st.integers(2, 4)),
+    st.tuples(st.just("le"), st.sampled_from(range(len(_ATOMS))), st.integers(-8, 8))), min_size=2, max_size=4)
+
+
+def _disjunct(op: str, atom: int, c: int) -> T.Term:
+    a = _ATOMS[atom]
+    if op == "mod":
+        return T.eq(T.mod(a, T.const(c)), T.ZERO)
+    return getattr(T, op)(a, T.const(c))
+
+
+def _or_agrees(parts) -> None:
+    terms = [_disjunct(*p) for p in parts]
+    built = T.or_(*terms)
+    for x in range(-6, 7):
+        for y in range(-6, 7):
+            point = {"bx": x, "by": y}
+            assert evaluate(built, point) == any(evaluate(t, point) for t in terms), (parts, built, point)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_DISJUNCTS)
+def test_or_of_an_equality_another_disjunct_absorbs_keeps_its_value(parts):
+    """``or(t == c, d)`` drops the equality when ``d`` holds at ``t = c``: exact."""
+    _or_agrees(parts)
+
+
+def test_an_absorbed_equality_and_a_planted_error(monkeypatch):
+    """PyTorch's ``or(P == 8, P mod 8 == 0)`` is ``P mod 8 == 0``; ``P == 9`` stays. The
+    planted error (every equality dropped) is caught by the property above."""
+    eight, nine = T.eq(_P, T.const(8)), T.eq(_P, T.const(9))
+    multiple = T.eq(T.mod(_P, T.const(8)), T.ZERO)
+    assert T.or_(eight, multiple) is multiple
+    assert T.or_(nine, multiple) is not multiple
+    monkeypatch.setattr(T, "_at_value", lambda t, atom, value: T.TRUE)
+    with pytest.raises(AssertionError):
+        _or_agrees([("eq", 1, 9), ("mod", 1, 4)])
