@@ -66,6 +66,9 @@ SHAPES = {
         (T.ite(T.ge(d, k(1)), q, x), q), (T.ite(T.ne(d, k(0)), T.div(q, d), k(0)), T.div(q, d))],
     "ite of a refuted condition is its second branch": lambda d, q, c: [
         (T.ite(T.le(d, k(-1)), x, q), q), (T.ite(T.eq(d, k(0)), k(0), T.mod(q, d)), T.mod(q, d))],
+    "factor times an exact quotient by a constant": lambda d, q, c: [
+        (T.mul(q, T.div(x, k(c.data + 1))), T.div(T.mul(q, x), k(c.data + 1))),
+        (T.mul(d, T.div(x, k(c.data + 1))), T.div(T.mul(d, x), k(c.data + 1)))],
     "divisor times its exact quotient": lambda d, q, c: [
         (T.mul(d, T.div(q, d)), q), (T.mul(d, T.div(q, T.scale(d, 2))), T.div(q, k(2)))],
     "min/max of ordered operands is the first": lambda d, q, c: [
@@ -99,6 +102,9 @@ def programs(draw, rule_name: str):
     facts = draw(bounds()) + draw(HINTS)(d, q)
     if rule_name in SIGNS and draw(st.sampled_from([True, True, True, False])):  # provable often
         facts.append(SIGNS[rule_name](d, k(0)))
+    if rule_name == "factor times an exact quotient by a constant" and draw(st.sampled_from([True, True, False])):
+        divisor = k(c.data + 1)  # divides x, and the products the shapes build
+        facts += [T.eq(T.mod(v, divisor), k(0)) for v in (x, T.mul(q, x), T.mul(d, x))]
     if "known multiple" in rule_name and draw(st.sampled_from([True, True, False])):  # a multiple n*d divides
         n = next((n for n in rules.MULTIPLES if f"({n}*b)" in rule_name), None) or draw(st.sampled_from(rules.MULTIPLES))
         facts += [T.eq(T.mod(q, T.scale(d, n)), k(0)), T.eq(T.mod(x, T.scale(d, n)), k(0))]
