@@ -3,7 +3,8 @@
 A row: the kinds of (rebuilt) term it applies to, a syntactic ``match``, the side
 ``conditions`` it needs proved, and the ``result``. Conditions come as groups, yielded
 lazily in order: a group holds when one of its terms is proved TRUE by layers 0-1,
-and every group must hold. The driver (:class:`absint.reasoning.normal_form.NormalForm`)
+and every group must hold (for a row marked ``known_keys_only``, only terms whose keys the
+facts registered are asked). The driver (:class:`absint.reasoning.normal_form.NormalForm`)
 owns matching, memoisation, and the retry of a rule whose conditions are not proved yet.
 
 Every rule is sound for every integer point, SMT-LIB's ``x div 0`` and ``x mod 0``
@@ -211,6 +212,10 @@ def _known_multiple_quotient(k: int) -> Callable[[object, Normalize], Term]:
 # ---------------------------------------------------------------- ite(c, a, b) = a when c holds, b when it cannot
 
 
+def _itself(t: Term, r: Term) -> Term:
+    return r
+
+
 def _ite_branch(then: bool) -> Callable[[object, Normalize], Conditions]:
     """The condition proved (``then``), or its negation proved: every model the facts allow
     takes that branch (PyTorch's ``PythonMod`` of a divisor known positive is such an ite)."""
@@ -404,9 +409,9 @@ RULES: tuple[Rule, ...] = (
     *(Rule(f"quotient by a divisor of a known multiple ({k}*b)", (DIV,), _match_range,
            _known_multiple_conditions((k,)), _known_multiple_quotient(k), known_keys_only=True)
       for k in MULTIPLES),
-    Rule("ite of a proved condition is its first branch", (ITE,), lambda t, r: r, _ite_branch(True),
+    Rule("ite of a proved condition is its first branch", (ITE,), _itself, _ite_branch(True),
          lambda r, normalize: r.args[1]),
-    Rule("ite of a refuted condition is its second branch", (ITE,), lambda t, r: r, _ite_branch(False),
+    Rule("ite of a refuted condition is its second branch", (ITE,), _itself, _ite_branch(False),
          lambda r, normalize: r.args[2]),
     Rule("min/max of ordered operands is the first", (MIN, MAX), _match_min_max, _ordered(True),
          lambda r, normalize: r.args[0]),
