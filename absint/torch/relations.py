@@ -96,15 +96,20 @@ def builder(method: str) -> Callable[[sympy.Basic, sympy.Basic], sympy.Basic]:
 def install() -> dict[str, Any] | None:
     """Give ``SymNode`` the relations of :func:`builder` through PyTorch's own
     ``_make_node_magic`` (so everything else its methods do stays PyTorch's); the methods it
-    had, for :func:`uninstall`, or None when this torch has no such constructor."""
+    had, for :func:`uninstall`, or None when this torch has no such constructor (or it
+    refuses ours: PyTorch's methods are then left as they were)."""
     from torch.fx.experimental import sym_node
 
     make = getattr(sym_node, "_make_node_magic", None)
     if make is None or any(f"_{m}" not in sym_node.SymNode.__dict__ for m in RELATIONS):
         return None
     originals = {m: sym_node.SymNode.__dict__[f"_{m}"] for m in RELATIONS}
-    for method in RELATIONS:
-        make(method, builder(method))
+    try:
+        for method in RELATIONS:
+            make(method, builder(method))
+    except Exception:  # noqa: BLE001 - another torch's constructor: PyTorch's methods stay
+        uninstall(originals)
+        return None
     return originals
 
 

@@ -97,3 +97,24 @@ def test_primary_mode_installs_them_and_uninstall_puts_pytorchs_back():
     finally:
         absint_torch.uninstall()
     assert all(SymNode.__dict__[f"_{m}"] is f for m, f in before.items())
+
+
+@pytest.mark.torch
+def test_a_torch_whose_constructor_refuses_ours_keeps_its_own_methods(monkeypatch):
+    """Another torch's ``_make_node_magic`` may take other arguments: PyTorch's methods stay."""
+    pytest.importorskip("torch", reason="absint.torch tests need torch (pip install torch==2.13.0+cpu)")
+    from torch.fx.experimental import sym_node
+
+    before = {m: sym_node.SymNode.__dict__[f"_{m}"] for m in relations.RELATIONS}
+    monkeypatch.setattr(sym_node.SymNode, "_le", before["le"])  # put back at teardown whatever happens
+    calls = []
+
+    def refusing(method, func):
+        calls.append(method)
+        if len(calls) == 3:
+            raise TypeError("another signature")
+        sym_node.SymNode._le = func  # a partial install the refusal must undo
+
+    monkeypatch.setattr(sym_node, "_make_node_magic", refusing)
+    assert relations.install() is None
+    assert all(sym_node.SymNode.__dict__[f"_{m}"] is f for m, f in before.items())
