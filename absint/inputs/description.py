@@ -26,7 +26,6 @@ import attrs
 
 from absint.inputs.residues import divisors, residue_set, residue_term
 from absint.lang import terms as T
-from absint.lang.dag import subterms
 from absint.lang.kinds import AND, CONST, EQ, LE, LIN, LT, NE, VAR, Kind
 from absint.lang.program import Program
 from absint.lang.printer import symbol as smt_symbol, to_smtlib
@@ -285,10 +284,7 @@ def substitute(t: Term, values: dict[Term, Term]) -> Term:
     """``t`` with each variable in ``values`` replaced, rebuilt in canonical form."""
     if not values or not any(v in values for v in T.free_vars(t)):
         return t
-    done: dict[int, Term] = {}
-    for s in subterms(t):
-        done[s.id] = values.get(s, s) if s.kind == VAR else T.rebuild(s, tuple(done[a.id] for a in s.args))
-    return done[t.id]
+    return T.replaced(t, values)
 
 
 

@@ -711,10 +711,7 @@ def _at_value(t: Term, atom: Term, value: Term) -> Term:
     parts = subterms(t)
     if len(parts) > MAX_ABSORBING_SIZE or all(s is not atom for s in parts) or any(s.kind == DEF for s in parts):
         return t
-    done: dict[int, Term] = {}
-    for s in parts:
-        done[s.id] = value if s is atom else rebuild(s, tuple(done[a.id] for a in s.args))
-    return done[t.id]
+    return replaced(t, {atom: value}, parts)
 
 
 def and_(*ts: Term) -> Term:
@@ -951,6 +948,16 @@ def free_vars(root: Term) -> list[Term]:
 
 #: kind -> the canonical constructor the operator table names for it
 _CONSTRUCTORS = {k: globals()[op.constructor] for k, op in OPS.items() if op.arity != (0, 0)}
+
+
+def replaced(t: Term, values: dict[Term, Term], parts: list[Term] | None = None) -> Term:
+    """``t`` with each sub-term in ``values`` replaced by its value, rebuilt bottom-up in
+    canonical form; ``parts``: ``subterms(t)`` when the caller has it already."""
+    done: dict[int, Term] = {}
+    for s in subterms(t) if parts is None else parts:
+        r = values.get(s)
+        done[s.id] = r if r is not None else rebuild(s, tuple(done[a.id] for a in s.args))
+    return done[t.id]
 
 
 def rebuild(t: Term, args: tuple[Term, ...]) -> Term:

@@ -286,7 +286,7 @@ class ShapeEnvBridge:
         sums of a linear form are what ``bound_sympy`` computes)."""
         if not self.facts_complete or not isinstance(expr, sympy.core.relational.Relational):
             return False
-        coefs = _linear(self._unbacked_replaced(expr.lhs - expr.rhs))
+        coefs = linear_coefficients(self._unbacked_replaced(expr.lhs - expr.rhs))
         hints = reading.hints(self.se)
         if coefs is None or all(s in hints for s, c in coefs.items() if c):
             return False
@@ -437,7 +437,7 @@ def _symbols(expr) -> set:
     return set(getattr(expr, "free_symbols", ()))
 
 
-def _linear(expr) -> dict | None:
+def linear_coefficients(expr) -> dict | None:
     """``{symbol: coefficient}`` of a sum of integer multiples of symbols and an integer
     (sympy keeps such a sum collected: one term per symbol), or None for anything else."""
     terms = expr.args if isinstance(expr, sympy.Add) else (expr,)

@@ -12,9 +12,9 @@ an unbacked symbol is created with ``integer=True`` and nothing else.
 The same argument holds wider: if ``a - b`` is linear in integer symbols with integer
 coefficients and a symbol with no assumption but ``integer`` has a non-zero coefficient
 (``+1`` or ``-1`` for ``==`` and ``!=``), then for every value of the other symbols that
-symbol's values make the relation true and false; sympy folds only what holds for every assignment its assumptions
-allow, so it returns ``cls(a, b, evaluate=False)``, which is what is built here, without the
-assumption queries. Anything else (a number, a product of symbols, a backed size, ``2*u0 + 1
+symbol's values make the relation true and false; sympy folds only what holds for every
+assignment its assumptions allow, so it returns ``cls(a, b, evaluate=False)``, which is what
+is built here, without the assumption queries. Anything else (a number, a product of symbols, a backed size, ``2*u0 + 1
 == 0``, which sympy folds to false) is left to sympy. Installed by primary mode only.
 """
 
@@ -24,6 +24,8 @@ import functools
 from typing import Any, Callable
 
 import sympy
+
+from absint.torch.bridge import linear_coefficients
 
 #: the SymNode methods whose sympy constructor is replaced, and that constructor
 RELATIONS: dict[str, Any] = {"le": sympy.Le, "lt": sympy.Lt, "ge": sympy.Ge, "gt": sympy.Gt,
@@ -46,34 +48,18 @@ def _integer(symbol: sympy.Symbol) -> bool:
     return symbol.is_integer is True
 
 
-def _coefficients(expr: sympy.Basic, sign: int, into: dict) -> bool:
-    """Add ``sign * expr``'s symbol coefficients into ``into``; False unless ``expr`` is
-    linear in integer symbols with integer coefficients (constants are dropped: they do not
-    change whether a free symbol can make the relation true and false)."""
-    if not isinstance(expr, sympy.Basic):
-        return False
-    if expr.is_Integer:
-        return True
-    if expr.is_Symbol:
-        if not _integer(expr):
-            return False
-        into[expr] = into.get(expr, 0) + sign
-        return True
-    if expr.is_Add:
-        return all(_coefficients(arg, sign, into) for arg in expr.args)
-    if expr.is_Mul and len(expr.args) == 2:
-        c, s = expr.args
-        if c.is_Integer and s.is_Symbol and _integer(s):
-            into[s] = into.get(s, 0) + sign * int(c)
-            return True
-    return False
-
-
 def varies(method: str, a: sympy.Basic, b: sympy.Basic) -> bool:
     """Whether relation ``method`` between ``a`` and ``b`` is true for some and false for
-    other values the symbols' assumptions allow, shown by a free integer symbol of ``a - b``."""
-    coefficients: dict = {}
-    if not (_coefficients(a, 1, coefficients) and _coefficients(b, -1, coefficients)):
+    other values the symbols' assumptions allow, shown by a free integer symbol of ``a - b``
+    (both sides linear in integer symbols with integer coefficients; constants do not change
+    whether a free symbol can make the relation true and false)."""
+    left, right = linear_coefficients(a), linear_coefficients(b)
+    if left is None or right is None:
+        return False
+    coefficients = dict(left)
+    for s, c in right.items():
+        coefficients[s] = coefficients.get(s, 0) - c
+    if not all(_integer(s) for s in coefficients):
         return False
     unit = method in _NEEDS_UNIT
     return any((abs(c) == 1 if unit else c != 0) and _free_integer(s) for s, c in coefficients.items())
