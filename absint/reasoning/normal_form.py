@@ -124,9 +124,7 @@ class NormalForm:
         if k == VAR:
             b = self.bindings.get(t)
             return t if b is None else self.normalize(b)
-        if k == LIN:
-            return self._linear(t)
-        r = T.rebuild(t, tuple(self.normalize(a) for a in t.args))
+        r = self._linear(t) if k == LIN else T.rebuild(t, tuple(self.normalize(a) for a in t.args))
         rules = BY_KIND.get(r.kind)
         if rules and self.facade is not None:
             r = self._rewrite(t, r, rules)

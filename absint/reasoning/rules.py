@@ -294,6 +294,37 @@ def _product_of_exact_quotient_result(m, normalize: Normalize) -> Term:
     return T.scale(normalize(T.div(T.mul(f, a), c)), kr)
 
 
+# ---------------------------------------------------------------- k*(a div c) + R = (k/c)*a + R when c divides a
+
+
+def _match_exact_quotient_in_sum(t: Term, r: Term):
+    """A sum with a term ``k*(a div c)``: ``c`` a non-zero constant dividing ``k``."""
+    if r.kind != LIN:
+        return None
+    coefs = r.data[0]
+    for i, q in enumerate(r.args):
+        if q.kind == DIV:
+            c = q.args[1]
+            if c.kind == CONST and c.data != 0 and coefs[i] % c.data == 0:
+                return r, i, q.args[0], c
+    return None
+
+
+def _exact_quotient_in_sum_conditions(m, normalize: Normalize) -> Conditions:
+    _, _, a, c = m
+    yield (T.eq(T.mod(a, c), T.ZERO),)
+
+
+def _exact_quotient_in_sum_result(m, normalize: Normalize) -> Term:
+    """Sound when ``a mod c = 0``: ``a = c*(a div c)``, so ``k*(a div c) = (k/c)*a`` exactly
+    (PyTorch's ``s36 - 8*(s0*(s30 // 8))`` after ``s30 % 8 == 0``, against ``s36 != s30*s0``)."""
+    r, i, a, c = m
+    coefs, const = r.data
+    k = coefs[i]
+    rest = [T.scale(b, v) for j, (b, v) in enumerate(zip(r.args, coefs)) if j != i]
+    return normalize(T.add(T.const(const, r.sort), T.scale(a, k // c.data), *rest))
+
+
 # ---------------------------------------------------------------- d*(a / d) = a
 
 
@@ -421,6 +452,8 @@ RULES: tuple[Rule, ...] = (
          _exact_product_conditions, _exact_product_result, final=True),
     Rule("factor times an exact quotient by a constant", (MUL, LIN), _match_product_of_exact_quotient,
          _product_of_exact_quotient_conditions, _product_of_exact_quotient_result, known_keys_only=True),
+    Rule("multiple of an exact quotient by a constant in a sum", (LIN,), _match_exact_quotient_in_sum,
+         _exact_quotient_in_sum_conditions, _exact_quotient_in_sum_result, known_keys_only=True),
     Rule("divisor times its real quotient", (MUL, LIN), _match_real_product,
          _requires(lambda m: T.ne(m[2], T.ZERO)), lambda m, normalize: T.scale(m[1], m[0]), final=True),
     Rule("cancel a non-zero common factor", (EQ, NE), _match_common_comparison,

@@ -97,6 +97,25 @@ def test_divisor_that_may_be_zero_times_quotient_is_not_the_dividend():
     assert not implied(facts, T.eq(T.mul(m, T.div(x, m)), x))
 
 
+# ---------------------------------------------------------------- k*(a div c) inside a sum
+
+
+def test_multiple_of_an_exact_quotient_in_a_sum_is_the_dividend():
+    """PyTorch's view: ``s36 != s30*s0`` and ``s30 % 8 == 0`` recorded, then asked
+    ``s36 - 8*(s0*(s30 // 8)) != 0`` (test_inductor_view_issue_172693), the product's
+    remainder known as well (there from ``(s64*s30*s0) % (8*s64) == 0``)."""
+    product = T.mul(s, m)
+    facts = [T.ge(m, k(2)), T.ge(s, k(2)), T.ne(x, product), T.eq(T.mod(s, k(8)), k(0)),
+             T.eq(T.mod(product, k(8)), k(0))]
+    assert implied(facts, T.ne(T.sub(x, T.scale(T.mul(m, T.div(s, k(8))), 8)), k(0)))
+    assert implied(facts, T.eq(T.add(x, T.scale(T.div(s, k(8)), 16)), T.add(x, T.scale(s, 2))))
+
+
+def test_multiple_of_an_inexact_quotient_in_a_sum_is_open():
+    facts = [T.ge(s, k(2)), T.eq(T.mod(s, k(4)), k(0))]  # s = 4: 8*(4 div 8) = 0 != 4
+    assert not implied(facts, T.eq(T.add(x, T.scale(T.div(s, k(8)), 8)), T.add(x, s)))
+
+
 # ---------------------------------------------------------------- a div a
 
 

@@ -69,6 +69,9 @@ SHAPES = {
     "factor times an exact quotient by a constant": lambda d, q, c: [
         (T.mul(q, T.div(x, k(c.data + 1))), T.div(T.mul(q, x), k(c.data + 1))),
         (T.mul(d, T.div(x, k(c.data + 1))), T.div(T.mul(d, x), k(c.data + 1)))],
+    "multiple of an exact quotient by a constant in a sum": lambda d, q, c: [
+        (T.add(x, T.scale(T.div(q, k(c.data + 1)), c.data + 1)), T.add(x, q)),
+        (T.sub(T.scale(T.div(x, k(c.data + 1)), 2 * (c.data + 1)), d), T.sub(T.scale(x, 2), d))],
     "divisor times its exact quotient": lambda d, q, c: [
         (T.mul(d, T.div(q, d)), q), (T.mul(d, T.div(q, T.scale(d, 2))), T.div(q, k(2)))],
     "min/max of ordered operands is the first": lambda d, q, c: [
@@ -105,6 +108,8 @@ def programs(draw, rule_name: str):
     if rule_name == "factor times an exact quotient by a constant" and draw(st.sampled_from([True, True, False])):
         divisor = k(c.data + 1)  # divides x, and the products the shapes build
         facts += [T.eq(T.mod(v, divisor), k(0)) for v in (x, T.mul(q, x), T.mul(d, x))]
+    if rule_name == "multiple of an exact quotient by a constant in a sum" and draw(st.sampled_from([True, False])):
+        facts += [T.eq(T.mod(v, k(c.data + 1)), k(0)) for v in (x, q)]
     if "known multiple" in rule_name and draw(st.sampled_from([True, True, False])):  # a multiple n*d divides
         n = next((n for n in rules.MULTIPLES if f"({n}*b)" in rule_name), None) or draw(st.sampled_from(rules.MULTIPLES))
         facts += [T.eq(T.mod(q, T.scale(d, n)), k(0)), T.eq(T.mod(x, T.scale(d, n)), k(0))]
