@@ -33,6 +33,7 @@ from absint.reasoning.network import DEFAULT_BUDGET, ValueNetwork
 from absint.reasoning.normal_form import NormalForm
 from absint.reasoning.polyhedral import PolyhedralLayer
 from absint.reasoning.products import ProductBounds
+from absint.reasoning.quotient_bounds import expand_quotient
 from absint.reasoning.simplify import Simplified, simplify
 from absint.reasoning import trail
 from absint.reasoning.trail import Checkpoint, CheckpointError, Trail
@@ -229,10 +230,21 @@ class Reasoner:
             r = self.polyhedral.decide(g, settled_by_zones=self.zones.settled(g))
             if r is not None:
                 return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.POLYHEDRA)
-        expanded = expand_extremum(g) if depth > 0 else None
+        expanded = self._expanded(g) if depth > 0 else None
         if expanded is not None:
             return self._decide_normal(self.normalize(expanded), depth - 1, relational)
         return UNKNOWN
+
+    def _expanded(self, g: Term) -> Term | None:
+        """An open guard as an equivalent junction the layers may decide: a bound on a
+        max/min as bounds on its operands, a quotient by a positive divisor as bounds on
+        its dividend."""
+        expanded = expand_extremum(g)
+        return expanded if expanded is not None else expand_quotient(g, self._known_positive)
+
+    def _known_positive(self, t: Term) -> bool:
+        """``t > 0`` from the bounds the network holds, registering nothing."""
+        return self.entailment.quick_truth(self.normalize(T.gt(t, T.ZERO))) is True
 
     def _through_definitions(self, g: Term) -> bool | None:
         """A comparison over named sums, read by layer 1 with each named sum replaced by its

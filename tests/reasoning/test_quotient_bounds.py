@@ -1,0 +1,139 @@
+"""A comparison of a quotient by a positive symbolic divisor with a constant, decided as
+bounds on its dividend (absint.reasoning.quotient_bounds): the expansion is an equivalence
+wherever the divisor is positive (brute force and Z3), the reasoner's verdicts with it hold
+on random programs (brute force and Z3), it decides PyTorch's export questions the layers
+leave open, and two planted errors (an off-by-one bound, a divisor's sign not checked)
+are caught."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.lang.kinds import LE
+from absint.lang.printer import to_smtlib
+from absint.reasoning import quotient_bounds, reasoner as reasoner_module
+from absint.reasoning.quotient_bounds import expand_quotient
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Truth
+from z3_check import z3_implies
+
+I = T.INT
+a, b, s = (T.var(n, I) for n in "abs")
+c = T.const
+VARS = (a, b, s)
+LO, HI = -3, 5
+BOX = [T.ge(v, c(LO)) for v in VARS] + [T.le(v, c(HI)) for v in VARS]
+POINTS = [dict(zip([v.data for v in VARS], p)) for p in itertools.product(range(LO, HI + 1), repeat=len(VARS))]
+
+DIVIDENDS = st.sampled_from([a, s, T.add(a, s), T.mul(a, s), T.sub(T.mul(a, b), c(1)), T.scale(a, 3)])
+DIVISORS = st.sampled_from([b, T.add(b, c(1)), T.sub(s, c(1)), T.mul(b, s)])
+GUARDS = st.tuples(st.sampled_from([T.le, T.lt, T.ge, T.gt, T.eq, T.ne]), st.sampled_from([-3, -2, -1, 1, 2, 3]),
+                   DIVIDENDS, DIVISORS, st.integers(-4, 4)).map(
+    lambda p: p[0](T.scale(T.div(p[2], p[3]), p[1]), c(p[4])))
+#: facts that make a divisor positive (or not), and relate the dividend to it
+FACTS = st.lists(st.sampled_from([
+    T.ge(b, c(1)), T.ge(s, c(2)), T.ge(a, c(0)), T.ge(b, c(0)), T.le(a, T.scale(b, 2)), T.ge(a, s),
+    T.ge(T.mul(a, s), T.scale(s, 2)), T.eq(T.mod(a, b), c(0)), T.le(s, T.add(a, c(1)))]), max_size=4)
+
+
+def _value(t, point):
+    try:
+        return evaluate(t, point)
+    except NotEvaluable:
+        return None
+
+
+def _z3_agrees(facts, claim) -> bool:
+    try:
+        return z3_implies(facts, claim, timeout_ms=3000)
+    except AssertionError:  # Z3 gave no answer: no evidence either way
+        return True
+
+
+def check_verdicts(facts, guard) -> Truth:
+    """The reasoner's verdict on ``guard`` (no case split) holds at every point of the box
+    that satisfies the facts, and Z3 agrees."""
+    r = Reasoner(cases=None)
+    for f in facts:
+        r.assume(f)
+    v = r.decide(guard).truth
+    if v is Truth.UNKNOWN or r.contradiction:
+        return v
+    expected = v is Truth.TRUE
+    for p in POINTS:
+        if all(_value(f, p) is True for f in facts):
+            got = _value(guard, p)
+            assert got is None or got is expected, f"{v} for {to_smtlib(guard)}, but at {p} it is {got}"
+    assert _z3_agrees(facts, guard if expected else T.not_(guard)), f"{v} for {to_smtlib(guard)} refuted by Z3"
+    return v
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(GUARDS)
+def test_the_expansion_is_an_equivalence_where_the_divisor_is_positive(guard):
+    g = Reasoner().normalize(guard)
+    expanded = expand_quotient(g, lambda t: True)
+    if expanded is None:
+        return
+    divisor = next(q for q in T.linear_parts(g.args[0])[0]).args[1]
+    checked = 0
+    for p in POINTS:
+        if _value(divisor, p) is not None and _value(divisor, p) > 0:
+            assert _value(expanded, p) == _value(g, p), f"{to_smtlib(g)} vs {to_smtlib(expanded)} at {p}"
+            checked += 1
+    assert checked > 0
+    assert _z3_agrees([T.gt(divisor, c(0))], T.iff(g, expanded))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(FACTS, GUARDS)
+def test_verdicts_hold_by_brute_force_and_z3(facts, guard):
+    check_verdicts(BOX + facts, guard)
+
+
+P = T.mul(s, a)  # PyTorch's s77*s27, divided by s77 - 1 after (s77*s27) % (s77 - 1) == 0
+EXPORT = [T.ge(s, c(3)), T.ge(a, c(2)), T.eq(T.mod(P, T.sub(s, c(1))), c(0))]
+DECIDED = [  # unbounded above, as in PyTorch (in the box, intervals alone decide some of them)
+    (EXPORT, T.eq(T.div(P, T.sub(s, c(1))), c(1)), Truth.FALSE),
+    (EXPORT, T.ne(T.div(P, T.sub(s, c(1))), c(0)), Truth.TRUE),
+    (EXPORT, T.ge(T.div(P, T.sub(s, c(1))), c(2)), Truth.TRUE),
+    (BOX + [T.ge(b, c(1)), T.ge(a, T.scale(b, 2)), T.lt(a, T.scale(b, 3))], T.le(T.div(a, b), c(2)), Truth.TRUE),
+]
+
+
+@pytest.mark.parametrize("facts, guard, expected", DECIDED)
+def test_the_expansion_decides_what_the_layers_leave_open(monkeypatch, facts, guard, expected):
+    assert check_verdicts(facts, guard) is expected
+    monkeypatch.setattr(reasoner_module, "expand_quotient", lambda g, positive: None)
+    assert check_verdicts(facts, guard) is Truth.UNKNOWN
+
+
+def _planted(monkeypatch, expansion) -> None:
+    monkeypatch.setattr(reasoner_module, "expand_quotient", expansion)
+
+
+def test_planted_off_by_one_is_caught(monkeypatch):
+    """``q <= c`` read as ``a < c*b`` (one divisor short, i.e. as ``q <= c - 1``): with
+    ``2*b <= a < 3*b``, ``a div b <= 2`` holds, and the short bound refutes it."""
+    def short(g, positive):
+        if g.kind != LE:
+            return quotient_bounds.expand_quotient(g, positive)
+        k = next(iter(T.linear_parts(g.args[0])[0].values()))
+        return quotient_bounds.expand_quotient(T.le(T.add(g.args[0], c(k)), c(0)), positive)
+
+    _planted(monkeypatch, short)
+    with pytest.raises(AssertionError, match="but at|refuted"):
+        check_verdicts(BOX + [T.ge(b, c(1)), T.ge(a, T.scale(b, 2)), T.lt(a, T.scale(b, 3))], T.le(T.div(a, b), c(2)))
+
+
+def test_planted_sign_unchecked_is_caught(monkeypatch):
+    """The divisor taken as positive without proof: with ``b <= -1`` and ``a >= -b``,
+    ``a div b <= -1`` holds (``3 div -2 = -1``), and the expansion's ``a < 0*b`` refutes it."""
+    _planted(monkeypatch, lambda g, positive: quotient_bounds.expand_quotient(g, lambda t: True))
+    with pytest.raises(AssertionError, match="but at|refuted"):
+        check_verdicts(BOX + [T.le(b, c(-1)), T.ge(T.add(a, b), c(0))], T.le(T.div(a, b), c(-1)))
