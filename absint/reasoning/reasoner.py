@@ -240,11 +240,17 @@ class Reasoner:
         max/min as bounds on its operands, a quotient by a positive divisor as bounds on
         its dividend."""
         expanded = expand_extremum(g)
-        return expanded if expanded is not None else expand_quotient(g, self._known_positive)
+        if expanded is not None:
+            return expanded
+        return expand_quotient(g, self._known_positive, self._known_multiple)
 
     def _known_positive(self, t: Term) -> bool:
         """``t > 0`` from the bounds the network holds, registering nothing."""
         return self.entailment.quick_truth(self.normalize(T.gt(t, T.ZERO))) is True
+
+    def _known_multiple(self, a: Term, b: Term) -> bool:
+        """``a mod b = 0`` from the bounds the network holds, registering nothing."""
+        return self.entailment.quick_truth(self.normalize(T.eq(T.mod(a, b), T.ZERO))) is True
 
     def _through_definitions(self, g: Term) -> bool | None:
         """A comparison over named sums, read by layer 1 with each named sum replaced by its

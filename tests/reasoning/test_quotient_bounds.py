@@ -2,8 +2,8 @@
 bounds on its dividend (absint.reasoning.quotient_bounds): the expansion is an equivalence
 wherever the divisor is positive (brute force and Z3), the reasoner's verdicts with it hold
 on random programs (brute force and Z3), it decides PyTorch's export questions the layers
-leave open, and two planted errors (an off-by-one bound, a divisor's sign not checked)
-are caught."""
+leave open, and three planted errors (an off-by-one bound, a divisor's sign or its
+divisibility not checked) are caught."""
 
 from __future__ import annotations
 
@@ -91,6 +91,21 @@ def test_the_expansion_is_an_equivalence_where_the_divisor_is_positive(guard):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(GUARDS)
+def test_the_exact_expansion_is_an_equivalence_where_the_divisor_divides(guard):
+    g = Reasoner().normalize(guard)
+    expanded = expand_quotient(g, lambda t: True, lambda a, b: True)
+    if expanded is None:
+        return
+    a, divisor = next(q for q in T.linear_parts(g.args[0])[0]).args
+    exact = T.eq(T.mod(a, divisor), c(0))
+    for p in POINTS:
+        if _value(divisor, p) is not None and _value(divisor, p) > 0 and _value(exact, p):
+            assert _value(expanded, p) == _value(g, p), f"{to_smtlib(g)} vs {to_smtlib(expanded)} at {p}"
+    assert _z3_agrees([T.gt(divisor, c(0)), exact], T.iff(g, expanded))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(FACTS, GUARDS)
 def test_verdicts_hold_by_brute_force_and_z3(facts, guard):
     check_verdicts(BOX + facts, guard)
@@ -103,13 +118,16 @@ DECIDED = [  # unbounded above, as in PyTorch (in the box, intervals alone decid
     (EXPORT, T.ne(T.div(P, T.sub(s, c(1))), c(0)), Truth.TRUE),
     (EXPORT, T.ge(T.div(P, T.sub(s, c(1))), c(2)), Truth.TRUE),
     (BOX + [T.ge(b, c(1)), T.ge(a, T.scale(b, 2)), T.lt(a, T.scale(b, 3))], T.le(T.div(a, b), c(2)), Truth.TRUE),
+    # export's s6*s11 % (4*(s6 - 1)) == 0: the quotient of a positive multiple is not 0
+    ([T.ge(s, c(2)), T.ge(a, c(2)), T.eq(T.mod(P, T.scale(T.sub(s, c(1)), 4)), c(0))],
+     T.eq(T.div(P, T.scale(T.sub(s, c(1)), 4)), c(0)), Truth.FALSE),
 ]
 
 
 @pytest.mark.parametrize("facts, guard, expected", DECIDED)
 def test_the_expansion_decides_what_the_layers_leave_open(monkeypatch, facts, guard, expected):
     assert check_verdicts(facts, guard) is expected
-    monkeypatch.setattr(reasoner_module, "expand_quotient", lambda g, positive: None)
+    monkeypatch.setattr(reasoner_module, "expand_quotient", lambda g, positive, divides: None)
     assert check_verdicts(facts, guard) is Truth.UNKNOWN
 
 
@@ -120,11 +138,11 @@ def _planted(monkeypatch, expansion) -> None:
 def test_planted_off_by_one_is_caught(monkeypatch):
     """``q <= c`` read as ``a < c*b`` (one divisor short, i.e. as ``q <= c - 1``): with
     ``2*b <= a < 3*b``, ``a div b <= 2`` holds, and the short bound refutes it."""
-    def short(g, positive):
+    def short(g, positive, divides):
         if g.kind != LE:
-            return quotient_bounds.expand_quotient(g, positive)
+            return quotient_bounds.expand_quotient(g, positive, divides)
         k = next(iter(T.linear_parts(g.args[0])[0].values()))
-        return quotient_bounds.expand_quotient(T.le(T.add(g.args[0], c(k)), c(0)), positive)
+        return quotient_bounds.expand_quotient(T.le(T.add(g.args[0], c(k)), c(0)), positive, divides)
 
     _planted(monkeypatch, short)
     with pytest.raises(AssertionError, match="but at|refuted"):
@@ -134,6 +152,14 @@ def test_planted_off_by_one_is_caught(monkeypatch):
 def test_planted_sign_unchecked_is_caught(monkeypatch):
     """The divisor taken as positive without proof: with ``b <= -1`` and ``a >= -b``,
     ``a div b <= -1`` holds (``3 div -2 = -1``), and the expansion's ``a < 0*b`` refutes it."""
-    _planted(monkeypatch, lambda g, positive: quotient_bounds.expand_quotient(g, lambda t: True))
+    _planted(monkeypatch, lambda g, positive, divides: quotient_bounds.expand_quotient(g, lambda t: True, divides))
     with pytest.raises(AssertionError, match="but at|refuted"):
         check_verdicts(BOX + [T.le(b, c(-1)), T.ge(T.add(a, b), c(0))], T.le(T.div(a, b), c(-1)))
+
+
+def test_planted_divisibility_unchecked_is_caught(monkeypatch):
+    """The exact bounds without ``a mod b = 0``: ``a div b == 0`` read as ``a == 0`` is
+    refuted by ``a >= 1``, yet ``1 div 2 = 0``."""
+    _planted(monkeypatch, lambda g, positive, divides: quotient_bounds.expand_quotient(g, positive, lambda a, b: True))
+    with pytest.raises(AssertionError, match="but at|refuted"):
+        check_verdicts(BOX + [T.ge(b, c(1)), T.ge(a, c(1))], T.eq(T.div(a, b), c(0)))
