@@ -54,3 +54,19 @@ def test_verdicts_on_products_of_sums_agree_with_z3(product, c, compare, lo):
         assert z3_implies(facts, guard)
     elif v is Truth.FALSE:
         assert z3_implies(facts, T.not_(guard))
+
+
+def test_the_multiplied_out_sum_meets_the_rules():
+    """PyTorch's view (test_inductor_view_issue_172693): ``s30 % 8 == 0`` and ``s30*s0 % 8 ==
+    0`` known, ``-7*s0*(s30 // 8) - s0*(s30 // 8 - 1) + s0*(s30 - 1) + 1 <= 0`` is
+    ``1 <= 0`` once multiplied out, ``s0*(s30 // 8)`` is ``(s30*s0) // 8`` and
+    ``8*((s30*s0) // 8)`` is ``s30*s0``: the expanded sum is normalised, not only bounded."""
+    eighth = T.div(s1, k(8))
+    facts = [T.ge(s0, k(2)), T.ge(s1, k(2)), T.eq(T.mod(s1, k(8)), k(0)), T.eq(T.mod(T.mul(s1, s0), k(8)), k(0))]
+    guard = T.le(T.add(T.scale(T.mul(s0, eighth), -7), T.scale(T.mul(s0, T.sub(eighth, k(1))), -1),
+                       T.mul(s0, T.sub(s1, k(1))), k(1)), k(0))
+    r = Reasoner(relational=False)
+    for f in facts:
+        r.assume(f)
+    assert r.decide(guard).truth is Truth.FALSE
+    assert z3_implies(facts, T.not_(guard))
