@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 import attrs
 
 from absint.lang import terms as T
-from absint.lang.kinds import CONST, DIV, EQ, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, RDIV, Kind
+from absint.lang.kinds import CONST, DIV, EQ, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, RDIV, TO_REAL, Kind
 from absint.lang.terms import INT, Term
 from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
     remove_factors
@@ -337,6 +337,42 @@ def _match_real_product(t: Term, r: Term):
     return None
 
 
+# ---------------------------------------------------------------- to_real(a)*to_real(b) = to_real(a*b)
+
+
+def _match_product_of_embeddings(t: Term, r: Term):
+    """``k*to_real(a)*to_real(b)...``: a Real product of Int values, from a product."""
+    if t.kind != MUL or r.sort is INT:
+        return None
+    kr, p = T.content(r)
+    if p.kind != MUL or any(f.kind != TO_REAL for f in p.args):
+        return None
+    return kr, p
+
+
+def _embedded_product(m, normalize: Normalize) -> Term:
+    """Exact: the embedding of the integers into the reals keeps products
+    (PyTorch's ``ToFloat(u2)*ToFloat(u3)`` against ``ToFloat(u0*u1)``)."""
+    kr, p = m
+    return T.scale(T.to_real(normalize(T.mul(*(f.args[0] for f in p.args)))), kr)
+
+
+# ---------------------------------------------------------------- a Real comparison of embedded integers
+
+
+def _match_embedded_comparison(t: Term, r: Term):
+    """A Real comparison whose sum has only embedded Int atoms (``to_real(x)``)."""
+    x = r.args[0]
+    if x.sort is INT or x.kind != LIN:
+        return None
+    return r if T.as_int_over(x) is not None else None
+
+
+def _embedded_comparison(r, normalize: Normalize) -> Term:
+    """Exact: the sum is ``to_real(P) / d`` with ``d > 0`` (:func:`_integral`)."""
+    return normalize(_integral(r.kind, r.args[0]))
+
+
 # ---------------------------------------------------------------- m*a <op> m*b  iff  a <op> b
 
 
@@ -456,12 +492,16 @@ RULES: tuple[Rule, ...] = (
          _exact_quotient_in_sum_conditions, _exact_quotient_in_sum_result, known_keys_only=True),
     Rule("divisor times its real quotient", (MUL, LIN), _match_real_product,
          _requires(lambda m: T.ne(m[2], T.ZERO)), lambda m, normalize: T.scale(m[1], m[0]), final=True),
+    Rule("a product of embedded integers is the embedded product", (MUL, LIN), _match_product_of_embeddings,
+         lambda m, normalize: iter(()), _embedded_product),
     Rule("cancel a non-zero common factor", (EQ, NE), _match_common_comparison,
          _requires(lambda m: T.ne(m[1], T.ZERO)), _cancelled(1), final=True),
     Rule("cancel a positive common factor", (LE, LT), _match_common_comparison,
          _requires(lambda m: T.gt(m[1], T.ZERO)), _cancelled(1)),
     Rule("cancel a negative common factor (flips the inequality)", (LE, LT), _match_common_comparison,
          _requires(lambda m: T.lt(m[1], T.ZERO)), _cancelled(-1)),
+    Rule("a real comparison of embedded integers is an integer comparison", (EQ, NE, LE, LT),
+         _match_embedded_comparison, lambda m, normalize: iter(()), _embedded_comparison),
     Rule("clear a real denominator", (EQ, NE, LE, LT), _match_real_quotient,
          _real_quotient_conditions, _real_quotient_result),
 )

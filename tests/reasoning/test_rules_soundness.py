@@ -12,6 +12,7 @@ rule the examples never reach is a test that checks nothing).
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 
 import pytest
 import attrs
@@ -83,6 +84,11 @@ SHAPES = {
     "cancel a negative common factor (flips the inequality)": lambda d, q, c: [(T.mul(d, q), q)],
     "divisor times its real quotient": lambda d, q, c: [
         (T.mul(d, T.rdiv(q, d)), q), (T.mul(T.add(y, k(2)), T.rdiv(x, T.add(y, k(2)))), x)],
+    "a product of embedded integers is the embedded product": lambda d, q, c: [
+        (T.mul(T.to_real(x), T.to_real(q)), T.to_real(T.mul(x, q))), (T.mul(T.to_real(d), T.to_real(y)), T.mul(d, y))],
+    "a real comparison of embedded integers is an integer comparison": lambda d, q, c: [
+        (T.scale(T.to_real(T.add(x, q)), Fraction(1, c.data + 1)), T.to_real(q)),
+        (T.sub(T.to_real(d), T.scale(T.to_real(x), Fraction(c.data, 2))), T.to_real(y))],
     "clear a real denominator": lambda d, q, c: [
         (T.rdiv(T.mul(q, d), d), q), (T.rdiv(x, d), c), (T.add(T.rdiv(T.mul(c, d), d), x), T.add(x, c))],
 }
@@ -153,12 +159,29 @@ def test_rule_verdicts_agree_with_z3_where_divisors_can_be_zero(rule):
     assert FIRED[rule] > before, f"no example made rule {rule!r} fire: the test would check nothing"
 
 
+#: rows that hold at every point (no side condition to drop)
+UNCONDITIONAL = {"a product of embedded integers is the embedded product",
+                 "a real comparison of embedded integers is an integer comparison"}
+
+
+def _wrong(t):
+    return T.not_(t) if t.sort is T.BOOL else T.add(t, T.const(1, t.sort))
+
+
+def test_the_unconditional_rows_have_no_conditions():
+    rows = [r for r in rules.RULES if r.name in UNCONDITIONAL]
+    assert len(rows) == len(UNCONDITIONAL) and all(list(r.conditions(None, None)) == [] for r in rows)
+
+
 @pytest.mark.parametrize("rule", [r.name for r in rules.RULES])
 def test_a_rule_without_its_side_conditions_is_caught(rule, monkeypatch):
     """The planted error: the rule applied unconditionally. The property above must find a
     wrong verdict, or it could not have caught a rule whose conditions are too weak."""
     row = next(r for r in rules.RULES if r.name == rule)
-    planted = attrs.evolve(row, conditions=lambda m, normalize: iter(()))
+    if rule in UNCONDITIONAL:  # exact rows: a wrong result instead (a sum off by one, a negated comparison)
+        planted = attrs.evolve(row, result=lambda m, normalize: _wrong(row.result(m, normalize)))
+    else:
+        planted = attrs.evolve(row, conditions=lambda m, normalize: iter(()))
     monkeypatch.setattr(normal_form, "BY_KIND", {kind: tuple(planted if r is row else r for r in rows)
                                            for kind, rows in rules.BY_KIND.items()})
 
