@@ -123,7 +123,7 @@ class Polyhedron:
         self.ctx.reset_operations()
         try:
             return call()
-        except isl.Error:
+        except (isl.Error, Unreadable):
             return None
         finally:
             self.ctx.set_max_operations(0)
@@ -190,10 +190,19 @@ class Polyhedron:
         self._witnesses.append(point)
 
     def _witness_coordinates(self) -> list[tuple[int, ...]]:
-        for k, p in enumerate(self._witnesses):
-            if isinstance(p, isl.Point):
-                self._witnesses[k] = tuple(p.get_coordinate_val(_SET, i).to_python() for i in range(self.n))
+        if any(isinstance(p, isl.Point) for p in self._witnesses):
+            read = (self._coordinates(p) if isinstance(p, isl.Point) else p for p in self._witnesses)
+            self._witnesses = [p for p in read if p is not None]
         return self._witnesses
+
+    def _coordinates(self, p: isl.Point) -> tuple[int, ...] | None:
+        """A point's coordinates; None for one that islpy cannot hand over: isl's sample of
+        an unbounded set can have a coordinate of tens of thousands of digits, past Python's
+        limit on reading an int from a string (islpy converts through one)."""
+        try:
+            return tuple(_int(p.get_coordinate_val(_SET, i)) for i in range(self.n))
+        except Unreadable:
+            return None
 
     def parametric_maximum(self, coefs: Sequence[tuple[int, int]], const: int):
         """The maximum of ``sum coefs + const`` over the variables, as pieces
@@ -217,16 +226,17 @@ class Polyhedron:
             return None
         pieces = []
         pw.foreach_piece(lambda dom, aff: pieces.append((dom, aff)))
-        out = []
-        for dom, aff in pieces:
-            if aff.is_nan():
-                return None
-            den = aff.get_denominator_val().to_python()
-            pcoefs = {j: aff.get_coefficient_val(_PARAM, j).mul(_val(self.ctx, den)).to_python()
-                      for j in range(self.n_params)}
-            c = aff.get_constant_val().mul(_val(self.ctx, den)).to_python()
-            out.append((dom, pcoefs, c, den))
-        return out
+        try:
+            return [self._piece(dom, aff) for dom, aff in pieces]
+        except (_NotANumber, Unreadable):
+            return None
+
+    def _piece(self, dom, aff):
+        if aff.is_nan():
+            raise _NotANumber
+        den = _int(aff.get_denominator_val())
+        pcoefs = {j: _int(aff.get_coefficient_val(_PARAM, j).mul(_val(self.ctx, den))) for j in range(self.n_params)}
+        return dom, pcoefs, _int(aff.get_constant_val().mul(_val(self.ctx, den))), den
 
     def gist(self, cs: Iterable[LinearConstraint]) -> list[LinearConstraint] | None:
         """The constraints still needed of ``cs`` where this polyhedron holds (isl gist):
@@ -243,11 +253,28 @@ class Polyhedron:
             out = []
             for con in g.get_constraints():
                 coefs = tuple((i, v) for i in range(self.n + self.n_params)
-                              if (v := con.get_coefficient_val(*self._dim(i)).to_python()) != 0)
-                out.append(LinearConstraint(coefs, con.get_constant_val().to_python(), con.is_equality()))
+                              if (v := _int(con.get_coefficient_val(*self._dim(i)))) != 0)
+                out.append(LinearConstraint(coefs, _int(con.get_constant_val()), con.is_equality()))
             return out
 
         return self._guarded(compute)
+
+
+class Unreadable(Exception):
+    """An isl integer islpy cannot hand over: it converts through a string, and Python refuses
+    to read an int of more than ``sys.get_int_max_str_digits()`` digits (isl's sample of an
+    unbounded set can have tens of thousands). Read as isl running out of budget."""
+
+
+class _NotANumber(Exception):
+    """A piece of a parametric maximum that is NaN (unbounded)."""
+
+
+def _int(v: isl.Val) -> int:
+    try:
+        return v.to_python()
+    except ValueError as e:
+        raise Unreadable(str(e)[:80]) from None
 
 
 def _val(ctx: isl.Context, v: int) -> isl.Val:

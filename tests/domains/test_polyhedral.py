@@ -276,3 +276,16 @@ def test_probes_answer_the_same_few_questions_of_every_variable_without_isl(monk
     without, plain_calls = run()
     assert with_probes == without and all(with_probes)
     assert probed_calls < plain_calls / 2, (probed_calls, plain_calls)
+
+
+def test_a_witness_too_large_to_read_is_dropped_not_raised():
+    """isl's sample of an unbounded set can have a coordinate of tens of thousands of
+    digits, which islpy cannot convert (it reads an int from a string, past Python's
+    limit): the point is dropped from the witnesses and the question goes to isl."""
+    huge = 10 ** 6000
+    p = Polyhedron(1)
+    p.add(C(((0, 1),), -huge, True))  # x == 10**6000
+    assert p.satisfiable_with(C(((0, 1),), 0)) is True  # x >= 0: isl's point kept
+    assert p.satisfiable_with(C(((0, 1),), 0)) is True  # the point unreadable: dropped, isl asked again
+    assert p._witness_coordinates() == []
+    assert p.satisfiable_with(C(((0, -1),), 0)) is False  # x <= 0
