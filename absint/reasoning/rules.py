@@ -14,6 +14,8 @@ the divisor it keeps non-zero (or the divisor is the same term on both sides).
 
 from __future__ import annotations
 
+import enum
+import math
 from typing import Callable, Iterator
 
 import attrs
@@ -26,6 +28,16 @@ from absint.reasoning.monomials import common_factors, divide_monomials, exact_q
 
 Normalize = Callable[[Term], Term]
 Conditions = Iterator[tuple[Term, ...]]
+
+
+class Phase(enum.Enum):
+    """When a row applies. Deciding keeps the keys facts and guards share (a fact on an
+    intermediate quotient ``(x div 2) div 3`` meets a later guard only while both keep that
+    shape: folding nested divisions while deciding lost 279 corpus proofs); presenting a term
+    to people folds them (``absint outputs``, :mod:`absint.reasoning.simplify`)."""
+
+    DECIDE = "decide"
+    PRESENT = "present"
 
 
 @attrs.frozen(slots=True)
@@ -42,6 +54,7 @@ class Rule:
     #: registers it, and the multiples ``k*b`` a row looks for would join blocks of atoms
     #: (the polyhedra then see other slices) on every quotient the row tries
     known_keys_only: bool = False
+    phase: Phase = Phase.DECIDE
 
 
 def _requires(build: Callable[[object], Term]) -> Callable[[object, Normalize], Conditions]:
@@ -460,6 +473,104 @@ def _integral(kind: Kind, s: Term) -> Term | None:
     return {LE: T.le, LT: T.lt, EQ: T.eq, NE: T.ne}[kind](split[0], T.ZERO)
 
 
+# ---------------------------------------------------------------- presentation: constant divisions folded
+# Exact for every integer (no condition): Euclidean division by a positive ``d`` is
+# ``floor(x / d)``; ``floor((floor(z / a) + k) / d) = floor((z + k*a) / (a*d))`` for integers
+# ``a, d > 0``; ``floor(g*P / (g*D)) = floor(P / D)`` and ``g*P mod g*D = g*(P mod D)`` for
+# ``g > 0``; and ``z mod (m*d) = z - m*d*(z div (m*d))`` is ``z`` plus a multiple of ``d``.
+
+
+def positive_constant(t: Term) -> bool:
+    """An Int constant above zero: a divisor every presentation fold may rely on."""
+    return t.kind == CONST and t.sort is INT and t.data > 0
+
+
+def _by_positive_constant(t: Term, r: Term):
+    return (r.args[0], r.args[1].data) if positive_constant(r.args[1]) else None
+
+
+def _match_nested_quotient(t: Term, r: Term):
+    """``(z div a + k) div d`` (one atom, coefficient 1, ``a > 0``, ``d > 0``)."""
+    m = _by_positive_constant(t, r)
+    if m is None:
+        return None
+    coefs, k = T.linear_parts(m[0])
+    if len(coefs) != 1:
+        return None
+    (inner, v), = coefs.items()
+    if v != 1 or inner.kind != DIV or not positive_constant(inner.args[1]):
+        return None
+    a = inner.args[1].data
+    return T.add(inner.args[0], T.const(k * a)), a * m[1]
+
+
+def content_gcd(x: Term, d: int) -> int:
+    """The gcd of ``d`` and every coefficient and the constant of ``x``."""
+    coefs, k = T.linear_parts(x)
+    return math.gcd(d, k, *coefs.values())
+
+
+def _divide_all(x: Term, g: int) -> Term:
+    coefs, k = T.linear_parts(x)
+    return T.make_linear(INT, {a: v // g for a, v in coefs.items()}, k // g)
+
+
+def _match_common_content(t: Term, r: Term):
+    m = _by_positive_constant(t, r)
+    if m is None:
+        return None
+    g = content_gcd(*m)
+    return None if g == 1 else (_divide_all(m[0], g), m[1] // g, g)
+
+
+def _mod_by_multiple(t: Term, d: int) -> bool:
+    return t.kind == MOD and positive_constant(t.args[1]) and t.args[1].data % d == 0
+
+
+def _match_inner_remainder(t: Term, r: Term):
+    """``... + z mod (m*d) + ...`` inside a remainder by ``d``."""
+    m = _by_positive_constant(t, r)
+    if m is None:
+        return None
+    x, d = m
+    coefs, k = T.linear_parts(x)
+    if not any(_mod_by_multiple(a, d) for a in coefs):
+        return None
+    return T.add(T.const(k), *(T.scale(a.args[0] if _mod_by_multiple(a, d) else a, v) for a, v in coefs.items())), d
+
+
+def _match_quotient_in_sum(t: Term, r: Term):
+    """A sum (what ``x div d`` splits into: ``q + r div d``) with one quotient by a positive
+    constant that a presentation row folds."""
+    atoms = [a for a in T.linear_parts(r)[0] if a.kind == DIV and positive_constant(a.args[1])]
+    if len(atoms) != 1 or not any(row.match(atoms[0], atoms[0]) for row in PRESENT_BY_KIND[DIV]):
+        return None
+    return r, atoms[0]
+
+
+def _quotient_in_sum_folded(m, present: Normalize) -> Term:
+    r, a = m
+    coefs, k = T.linear_parts(r)
+    return T.add(T.const(k), *(T.scale(present(a) if b is a else b, v) for b, v in coefs.items()))
+
+
+_UNCONDITIONAL = lambda m, normalize: iter(())  # noqa: E731 - the presentation rows hold everywhere
+
+
+PRESENTATION_ROWS = (
+    Rule("nested constant quotients are one quotient", (DIV,), _match_nested_quotient, _UNCONDITIONAL,
+         lambda m, present: present(T.div(m[0], T.const(m[1]))), phase=Phase.PRESENT),
+    Rule("a common content leaves a smaller constant quotient", (DIV,), _match_common_content, _UNCONDITIONAL,
+         lambda m, present: present(T.div(m[0], T.const(m[1]))), phase=Phase.PRESENT),
+    Rule("a remainder by a multiple inside a constant remainder is its dividend", (MOD,), _match_inner_remainder,
+         _UNCONDITIONAL, lambda m, present: present(T.mod(m[0], T.const(m[1]))), phase=Phase.PRESENT),
+    Rule("a common content leaves a smaller constant remainder", (MOD,), _match_common_content, _UNCONDITIONAL,
+         lambda m, present: T.scale(present(T.mod(m[0], T.const(m[1]))), m[2]), phase=Phase.PRESENT),
+    Rule("the one constant quotient of a sum folded", (LIN,), _match_quotient_in_sum, _UNCONDITIONAL,
+         _quotient_in_sum_folded, phase=Phase.PRESENT),
+)
+
+
 #: the table; for one term the rows of its kind are tried in order, the first proved wins
 RULES: tuple[Rule, ...] = (
     Rule("exact quotient", (DIV, MOD), _match_exact,
@@ -504,10 +615,37 @@ RULES: tuple[Rule, ...] = (
          _match_embedded_comparison, lambda m, normalize: iter(()), _embedded_comparison),
     Rule("clear a real denominator", (EQ, NE, LE, LT), _match_real_quotient,
          _real_quotient_conditions, _real_quotient_result),
+    *PRESENTATION_ROWS,
 )
 
-#: the rows by the kind they apply to, in table order
-BY_KIND: dict[str, tuple[Rule, ...]] = {}
-for _rule in RULES:
-    for _kind in _rule.kinds:
-        BY_KIND[_kind] = BY_KIND.get(_kind, ()) + (_rule,)
+
+def _by_kind(phase: Phase) -> dict[Kind, tuple[Rule, ...]]:
+    """A phase's rows by the kind they apply to, in table order."""
+    out: dict[Kind, tuple[Rule, ...]] = {}
+    for rule in RULES:
+        if rule.phase is phase:
+            for kind in rule.kinds:
+                out[kind] = out.get(kind, ()) + (rule,)
+    return out
+
+
+#: the rows the normal form applies (their conditions asked of layers 0-1)
+DECIDING: tuple[Rule, ...] = tuple(r for r in RULES if r.phase is Phase.DECIDE)
+BY_KIND = _by_kind(Phase.DECIDE)
+#: the rows presentation applies, exact for every integer
+PRESENT_BY_KIND = _by_kind(Phase.PRESENT)
+
+
+def rewrite_exact(t: Term, by_kind: dict[Kind, tuple[Rule, ...]]) -> Term:
+    """``t`` rewritten by the unconditional rows of a phase until none applies: the first
+    row of the term's kind that matches gives the next term (a row's result presents the
+    terms it builds the same way)."""
+    present = lambda s: rewrite_exact(s, by_kind)  # noqa: E731
+    while True:
+        for rule in by_kind.get(t.kind, ()):
+            m = rule.match(t, t)
+            if m is not None:
+                t = rule.result(m, present)
+                break
+        else:
+            return t

@@ -12,10 +12,11 @@ The pass, on the normal form under the facts, children before parents:
 1. a numeric sub-term whose bounds are a point is that constant;
 2. ``ite`` with a decided condition is its branch; ``min``/``max`` of operands whose
    order is decided is one of them (decided by every layer, isl included);
-3. divisions and remainders by positive constants are folded (exact for every integer,
-   see each function): a nested quotient ``(z div a + k) div d = (z + k*a) div (a*d)``, a
-   common content ``(g*P) div (g*D) = P div D`` and ``(g*P) mod (g*D) = g*(P mod D)``, an
-   inner remainder by a multiple ``(z mod (m*d)) mod d = z mod d``;
+3. divisions and remainders by positive constants are folded by the presentation rows of
+   the rule table (:data:`absint.reasoning.rules.RULES`, phase ``PRESENT``; exact for every
+   integer): a nested quotient ``(z div a + k) div d = (z + k*a) div (a*d)``, a common
+   content ``(g*P) div (g*D) = P div D`` and ``(g*P) mod (g*D) = g*(P mod D)``, an inner
+   remainder by a multiple ``(z mod (m*d)) mod d = z mod d``;
 4. a division whose remainder the facts fix (``Q mod d = r``, read from the congruence):
    ``(Q + k) div d = Q div d + (r + k) div d``, and ``c*d*(x div d) = c*(x - r)``.
 
@@ -35,6 +36,7 @@ from absint.lang import terms as T
 from absint.lang.dag import subterms
 from absint.lang.kinds import CONST, DIV, ITE, LIN, MAX, MIN, MOD
 from absint.lang.terms import BOOL, INT, Term
+from absint.reasoning.rules import PRESENT_BY_KIND, positive_constant, rewrite_exact
 from absint.reasoning.verdict import Truth, Verdict
 
 
@@ -129,13 +131,9 @@ def _present_node(r: Asker, s: Term, out: dict[int, Term]) -> Term:
             return args[0] if (v is Truth.TRUE) == (k == MIN) else args[1]
     if k == LIN and s.sort is INT:
         return _exact_multiples(r, s, args, out)
-    if k in (DIV, MOD) and _positive_constant(s.args[1]):
+    if k in (DIV, MOD) and positive_constant(s.args[1]):
         return _divided(r, s, args[0], s.args[1].data)
     return T.rebuild(s, args)
-
-
-def _positive_constant(t: Term) -> bool:
-    return t.kind == CONST and t.sort is INT and t.data > 0
 
 
 # ---------------------------------------------------------------- remainders the facts fix
@@ -165,7 +163,7 @@ def _exact_multiples(r: Asker, s: Term, args: tuple[Term, ...], out: dict[int, T
 def _exact_multiple(r: Asker, q: Term, v: int, x_shown: Term) -> Term | None:
     """``v*q`` for ``q = x div d`` as ``(v/d)*(x_shown - rem)`` (``x_shown``: ``x`` as
     presented) when ``d`` divides ``v`` and the facts fix ``x mod d = rem``; else None."""
-    if not _positive_constant(q.args[1]) or v % q.args[1].data:
+    if not positive_constant(q.args[1]) or v % q.args[1].data:
         return None
     d = q.args[1].data
     rem = fixed_remainder(r, q.args[0], d)
@@ -194,91 +192,12 @@ def _without_constant(x: Term) -> tuple[Term, int]:
 
 
 def fold_div(x: Term, d: int) -> Term:
-    """``x div d`` for ``d > 0`` with nested quotients and common contents folded. Exact:
-    Euclidean division by a positive ``d`` is ``floor(x / d)``, and
-    ``floor((floor(z / a) + k) / d) = floor((z + k*a) / (a*d))`` for integers ``a, d > 0``
-    (a floor of a floor by positive integers is one floor);
-    ``floor(g*P / (g*D)) = floor(P / D)`` for ``g > 0``."""
-    while True:
-        q = T.div(x, T.const(d))
-        if q.kind != DIV:  # the constructor split off multiples, or folded a constant
-            return _fold_parts(q)
-        x = q.args[0]
-        nested = _nested(x, d)
-        if nested is not None:
-            x, d = nested
-            continue
-        g = content_gcd(x, d)
-        if g > 1:
-            x, d = _divide_all(x, g), d // g
-            continue
-        return q
-
-
-def _fold_parts(t: Term) -> Term:
-    """The constructor's ``q + (r div d)``: fold its one remaining quotient."""
-    coefs, k = T.linear_parts(t)
-    atoms = [a for a in coefs if a.kind == DIV and _positive_constant(a.args[1])]
-    if len(atoms) != 1 or t.kind != LIN:
-        return t
-    a = atoms[0]
-    folded = fold_div(a.args[0], a.args[1].data)
-    if folded is a:
-        return t
-    return T.add(T.const(k), *(T.scale(folded if b is a else b, v) for b, v in coefs.items()))
-
-
-def _nested(x: Term, d: int) -> tuple[Term, int] | None:
-    """``x = z div a + k`` (one atom, coefficient 1, ``a > 0``): ``(z + k*a, a*d)``."""
-    coefs, k = T.linear_parts(x)
-    if len(coefs) != 1:
-        return None
-    (inner, v), = coefs.items()
-    if v != 1 or inner.kind != DIV or not _positive_constant(inner.args[1]):
-        return None
-    a = inner.args[1].data
-    return T.add(inner.args[0], T.const(k * a)), a * d
-
-
-def content_gcd(x: Term, d: int) -> int:
-    """The gcd of ``d`` and every coefficient and the constant of ``x``."""
-    coefs, k = T.linear_parts(x)
-    return math.gcd(d, k, *coefs.values())
-
-
-def _divide_all(x: Term, g: int) -> Term:
-    coefs, k = T.linear_parts(x)
-    return T.make_linear(INT, {a: v // g for a, v in coefs.items()}, k // g)
+    """``x div d`` for ``d > 0`` with nested quotients and common contents folded: the
+    presentation rows of :data:`absint.reasoning.rules.RULES` (exact for every integer)."""
+    return rewrite_exact(T.div(x, T.const(d)), PRESENT_BY_KIND)
 
 
 def fold_mod(x: Term, d: int) -> Term:
-    """``x mod d`` for ``d > 0`` with inner remainders and common contents folded. Exact:
-    ``z mod (m*d) = z - m*d*(z div (m*d))`` is ``z`` plus a multiple of ``d``, so it may be
-    read as ``z`` inside a remainder by ``d``; and ``g*P - g*D*floor(P / D) = g*(P mod D)``."""
-    scale = 1
-    while True:
-        m = T.mod(x, T.const(d))
-        if m.kind != MOD:
-            return T.scale(m, scale)
-        x = m.args[0]
-        inner = _outer_residues(x, d)
-        if inner is not None:
-            x = inner
-            continue
-        g = content_gcd(x, d)
-        if g > 1:
-            x, d, scale = _divide_all(x, g), d // g, scale * g
-            continue
-        return T.scale(m, scale)
-
-
-def _outer_residues(x: Term, d: int) -> Term | None:
-    """``x`` with each ``z mod a`` (``d`` divides the constant ``a``) read as ``z``; None if none."""
-    coefs, k = T.linear_parts(x)
-    if not any(_mod_by_multiple(t, d) for t in coefs):
-        return None
-    return T.add(T.const(k), *(T.scale(t.args[0] if _mod_by_multiple(t, d) else t, v) for t, v in coefs.items()))
-
-
-def _mod_by_multiple(t: Term, d: int) -> bool:
-    return t.kind == MOD and _positive_constant(t.args[1]) and t.args[1].data % d == 0
+    """``x mod d`` for ``d > 0`` with inner remainders by multiples and common contents
+    folded, by the same rows."""
+    return rewrite_exact(T.mod(x, T.const(d)), PRESENT_BY_KIND)

@@ -2,8 +2,8 @@
 
 SMT-LIB leaves ``x div 0`` and ``x mod 0`` unspecified (Z3 reads them as uninterpreted
 functions of ``x``), so a rule that cancels or moves a divisor is wrong exactly where
-the divisor it keeps can be zero. For each row of the rule table
-(:data:`absint.reasoning.rules.RULES`) a strategy below draws programs built around its
+the divisor it keeps can be zero. For each row of the rule table that deciding applies
+(:data:`absint.reasoning.rules.DECIDING`) a strategy below draws programs built around its
 shape, with divisors that the facts may or may not keep away from zero; every TRUE and
 FALSE verdict is checked against Z3, and each rule must have fired on some of them (a
 rule the examples never reach is a test that checks nothing).
@@ -145,7 +145,7 @@ def check(facts, guard) -> None:
     assert z3_implies(facts, target), f"{truth.name} but Z3 has a counterexample: {facts} |- {guard}"
 
 
-@pytest.mark.parametrize("rule", [r.name for r in rules.RULES])
+@pytest.mark.parametrize("rule", [r.name for r in rules.DECIDING])
 def test_rule_verdicts_agree_with_z3_where_divisors_can_be_zero(rule):
     before = FIRED[rule]
 
@@ -169,15 +169,15 @@ def _wrong(t):
 
 
 def test_the_unconditional_rows_have_no_conditions():
-    rows = [r for r in rules.RULES if r.name in UNCONDITIONAL]
+    rows = [r for r in rules.DECIDING if r.name in UNCONDITIONAL]
     assert len(rows) == len(UNCONDITIONAL) and all(list(r.conditions(None, None)) == [] for r in rows)
 
 
-@pytest.mark.parametrize("rule", [r.name for r in rules.RULES])
+@pytest.mark.parametrize("rule", [r.name for r in rules.DECIDING])
 def test_a_rule_without_its_side_conditions_is_caught(rule, monkeypatch):
     """The planted error: the rule applied unconditionally. The property above must find a
     wrong verdict, or it could not have caught a rule whose conditions are too weak."""
-    row = next(r for r in rules.RULES if r.name == rule)
+    row = next(r for r in rules.DECIDING if r.name == rule)
     if rule in UNCONDITIONAL:  # exact rows: a wrong result instead (a sum off by one, a negated comparison)
         planted = attrs.evolve(row, result=lambda m, normalize: _wrong(row.result(m, normalize)))
     else:
@@ -196,7 +196,7 @@ def test_a_rule_without_its_side_conditions_is_caught(rule, monkeypatch):
 
 
 def test_every_rule_has_shapes():
-    assert set(SHAPES) == {r.name for r in rules.RULES}
+    assert set(SHAPES) == {r.name for r in rules.DECIDING}
 
 
 @pytest.mark.parametrize("facts, guard", [
@@ -234,6 +234,6 @@ def test_a_known_multiple_is_looked_up_never_registered():
     """Registering the multiples a row looks for joins blocks of atoms, which changed a
     polyhedral proof of the corpus (swin_base's assert 945); asked as any other condition
     (the planted error), the row registers ``x mod (2*y)``."""
-    assert not _decided_registers_multiple(rules.RULES)
-    planted = tuple(attrs.evolve(r, known_keys_only=False) for r in rules.RULES)
+    assert not _decided_registers_multiple(rules.DECIDING)
+    planted = tuple(attrs.evolve(r, known_keys_only=False) for r in rules.DECIDING)
     assert _decided_registers_multiple(planted)
