@@ -3,7 +3,8 @@
 The folders mirror the packages (``tests/lang/`` tests ``absint/lang/``, ...) and hold no
 ``__init__.py``: pytest imports each test module by its file name, so file names are unique
 across folders. The helpers in ``tests/support/`` (``programs.py``, ``term_strategies.py``,
-``z3_check.py``, ``domain_laws.py``, ``torch_programs.py``, ``repo_paths.py``) are imported by
+``z3_check.py``, ``verdict_checks.py``, ``domain_laws.py``, ``torch_programs.py``,
+``repo_paths.py``) are imported by
 name from any folder: ``tests/support`` is on the import path (``pythonpath`` in
 pyproject.toml); ``tests/`` itself is not, so no test folder (``tests/torch/``) can stand in
 for a package of its name.

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from absint.lang import terms as T
-from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.printer import to_smtlib
 from absint.reasoning import extrema, reasoner as reasoner_module
 from absint.reasoning.extrema import expand_extremum
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
-from z3_check import z3_implies
+import verdict_checks
+from verdict_checks import value_at, z3_agrees
 
 I = T.INT
 a, b, s = (T.var(n, I) for n in "abs")
@@ -39,36 +39,8 @@ RELATIONS = st.lists(st.tuples(st.sampled_from([T.le, T.ge]), ATOMS, ATOMS).map(
                      max_size=2)
 
 
-def _value(t, point):
-    try:
-        return evaluate(t, point)
-    except NotEvaluable:
-        return None
-
-
-def _z3_agrees(facts, claim) -> bool:
-    try:
-        return z3_implies(facts, claim, timeout_ms=3000)
-    except AssertionError:  # Z3 gave no answer: no evidence either way
-        return True
-
-
 def check_verdicts(facts, guard) -> Truth:
-    """The reasoner's verdict on ``guard`` (no case split: the layers and the expansion
-    alone) holds at every point of the box that satisfies the facts, and Z3 agrees."""
-    r = Reasoner(cases=None)
-    for f in facts:
-        r.assume(f)
-    v = r.decide(guard).truth
-    if v is Truth.UNKNOWN or r.contradiction:
-        return v
-    expected = v is Truth.TRUE
-    for p in POINTS:
-        if all(_value(f, p) is True for f in facts):
-            got = _value(guard, p)
-            assert got is None or got is expected, f"{v} for {to_smtlib(guard)}, but at {p} it is {got}"
-    assert _z3_agrees(facts, guard if expected else T.not_(guard)), f"{v} for {to_smtlib(guard)} refuted by Z3"
-    return v
+    return verdict_checks.check_verdicts(facts, guard, POINTS)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -79,9 +51,9 @@ def test_the_expansion_is_an_equivalence(guard):
     if expanded is None:
         return
     for p in POINTS:
-        want = _value(g, p)
-        assert want is not None and _value(expanded, p) == want, f"{to_smtlib(g)} vs {to_smtlib(expanded)} at {p}"
-    assert _z3_agrees([], T.iff(g, expanded))
+        want = value_at(g, p)
+        assert want is not None and value_at(expanded, p) == want, f"{to_smtlib(g)} vs {to_smtlib(expanded)} at {p}"
+    assert z3_agrees([], T.iff(g, expanded))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

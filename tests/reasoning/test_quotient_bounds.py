@@ -13,14 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from absint.lang import terms as T
-from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.kinds import LE
 from absint.lang.printer import to_smtlib
 from absint.reasoning import quotient_bounds, reasoner as reasoner_module
 from absint.reasoning.quotient_bounds import expand_quotient
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
-from z3_check import z3_implies
+import verdict_checks
+from verdict_checks import value_at, z3_agrees
 
 I = T.INT
 a, b, s = (T.var(n, I) for n in "abs")
@@ -41,36 +41,8 @@ FACTS = st.lists(st.sampled_from([
     T.ge(T.mul(a, s), T.scale(s, 2)), T.eq(T.mod(a, b), c(0)), T.le(s, T.add(a, c(1)))]), max_size=4)
 
 
-def _value(t, point):
-    try:
-        return evaluate(t, point)
-    except NotEvaluable:
-        return None
-
-
-def _z3_agrees(facts, claim) -> bool:
-    try:
-        return z3_implies(facts, claim, timeout_ms=3000)
-    except AssertionError:  # Z3 gave no answer: no evidence either way
-        return True
-
-
 def check_verdicts(facts, guard) -> Truth:
-    """The reasoner's verdict on ``guard`` (no case split) holds at every point of the box
-    that satisfies the facts, and Z3 agrees."""
-    r = Reasoner(cases=None)
-    for f in facts:
-        r.assume(f)
-    v = r.decide(guard).truth
-    if v is Truth.UNKNOWN or r.contradiction:
-        return v
-    expected = v is Truth.TRUE
-    for p in POINTS:
-        if all(_value(f, p) is True for f in facts):
-            got = _value(guard, p)
-            assert got is None or got is expected, f"{v} for {to_smtlib(guard)}, but at {p} it is {got}"
-    assert _z3_agrees(facts, guard if expected else T.not_(guard)), f"{v} for {to_smtlib(guard)} refuted by Z3"
-    return v
+    return verdict_checks.check_verdicts(facts, guard, POINTS)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -83,11 +55,11 @@ def test_the_expansion_is_an_equivalence_where_the_divisor_is_positive(guard):
     divisor = next(q for q in T.linear_parts(g.args[0])[0]).args[1]
     checked = 0
     for p in POINTS:
-        if _value(divisor, p) is not None and _value(divisor, p) > 0:
-            assert _value(expanded, p) == _value(g, p), f"{to_smtlib(g)} vs {to_smtlib(expanded)} at {p}"
+        if value_at(divisor, p) is not None and value_at(divisor, p) > 0:
+            assert value_at(expanded, p) == value_at(g, p), f"{to_smtlib(g)} vs {to_smtlib(expanded)} at {p}"
             checked += 1
     assert checked > 0
-    assert _z3_agrees([T.gt(divisor, c(0))], T.iff(g, expanded))
+    assert z3_agrees([T.gt(divisor, c(0))], T.iff(g, expanded))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -100,9 +72,9 @@ def test_the_exact_expansion_is_an_equivalence_where_the_divisor_divides(guard):
     a, divisor = next(q for q in T.linear_parts(g.args[0])[0]).args
     exact = T.eq(T.mod(a, divisor), c(0))
     for p in POINTS:
-        if _value(divisor, p) is not None and _value(divisor, p) > 0 and _value(exact, p):
-            assert _value(expanded, p) == _value(g, p), f"{to_smtlib(g)} vs {to_smtlib(expanded)} at {p}"
-    assert _z3_agrees([T.gt(divisor, c(0)), exact], T.iff(g, expanded))
+        if value_at(divisor, p) is not None and value_at(divisor, p) > 0 and value_at(exact, p):
+            assert value_at(expanded, p) == value_at(g, p), f"{to_smtlib(g)} vs {to_smtlib(expanded)} at {p}"
+    assert z3_agrees([T.gt(divisor, c(0)), exact], T.iff(g, expanded))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
