@@ -21,7 +21,7 @@ from absint.lang import terms as T
 from absint.lang.kinds import CONST, LIN, VAR
 from absint.lang.terms import INT, REAL, Term
 from absint.reasoning.facade import Facade
-from absint.reasoning.rules import BY_KIND, Rule
+from absint.reasoning.rules import BY_KIND, Rule, first_applicable
 from absint.reasoning.trail import Trail
 
 #: a rule whose side conditions keep failing is retried after 1, 2, 4, ... up to 2**12 epochs
@@ -132,23 +132,13 @@ class NormalForm:
 
     def _rewrite(self, t: Term, r: Term, rules: tuple[Rule, ...]) -> Term:
         """The result of the first rule that matches ``r`` and whose conditions are proved."""
-        matches: dict[object, object] = {}  # rows sharing a match function match once
-        unproved = False
-        for rule in rules:
-            m = matches.get(rule.match, matches)
-            if m is matches:
-                m = matches[rule.match] = rule.match(t, r)
-            if m is None:
-                continue
-            if self._proved(rule.conditions(m, self.normalize), rule.known_keys_only):
-                self.fired[rule.name] += 1
-                return rule.result(m, self.normalize)
-            unproved = True
-            if rule.final:
-                break
-        if unproved:
-            self._volatile = True
-        return r
+        rule, m, unproved = first_applicable(
+            rules, t, r, lambda rule, m: self._proved(rule.conditions(m, self.normalize), rule.known_keys_only))
+        if rule is None:
+            self._volatile = self._volatile or unproved  # retried later: facts may prove it
+            return r
+        self.fired[rule.name] += 1
+        return rule.result(m, self.normalize)
 
     def _proved(self, groups, known_keys_only: bool = False) -> bool:
         truth = self._known_truth if known_keys_only else self.facade.truth

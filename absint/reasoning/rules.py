@@ -636,16 +636,36 @@ BY_KIND = _by_kind(Phase.DECIDE)
 PRESENT_BY_KIND = _by_kind(Phase.PRESENT)
 
 
+Proved = Callable[[Rule, object], bool]
+
+
+def first_applicable(rows: tuple[Rule, ...], t: Term, r: Term, proved: Proved) -> tuple[Rule | None, object, bool]:
+    """The engine of every phase: the first row that matches ``r`` (rebuilt from ``t``) and
+    whose conditions ``proved`` accepts, what it matched, and whether a matching row before
+    it was left unproved. Rows sharing a match function match once; a ``final`` row left
+    unproved stops the search."""
+    matches: dict[object, object] = {}
+    unproved = False
+    for rule in rows:
+        m = matches.get(rule.match, matches)
+        if m is matches:
+            m = matches[rule.match] = rule.match(t, r)
+        if m is None:
+            continue
+        if proved(rule, m):
+            return rule, m, unproved
+        unproved = True
+        if rule.final:
+            break
+    return None, None, unproved
+
+
 def rewrite_exact(t: Term, by_kind: dict[Kind, tuple[Rule, ...]]) -> Term:
-    """``t`` rewritten by the unconditional rows of a phase until none applies: the first
-    row of the term's kind that matches gives the next term (a row's result presents the
-    terms it builds the same way)."""
+    """``t`` rewritten by the unconditional rows of a phase until none applies (a row's
+    result presents the terms it builds the same way)."""
     present = lambda s: rewrite_exact(s, by_kind)  # noqa: E731
     while True:
-        for rule in by_kind.get(t.kind, ()):
-            m = rule.match(t, t)
-            if m is not None:
-                t = rule.result(m, present)
-                break
-        else:
+        rule, m, _ = first_applicable(by_kind.get(t.kind, ()), t, t, lambda rule, m: True)
+        if rule is None:
             return t
+        t = rule.result(m, present)
