@@ -17,7 +17,10 @@ Canonical forms, established by the constructors (never by later passes):
 * Comparisons are against zero: ``le`` (t <= 0), ``lt`` (t < 0, Real only),
   ``eq``, ``ne``; Int comparisons are divided by the gcd of their coefficients,
   so ``(< x x)`` or ``(= (+ a 1) (+ 1 a))`` fold to constants.
-* Boolean structure is in negation normal form: ``not`` only wraps Bool variables.
+* Boolean structure is in negation normal form: ``not`` only wraps Bool variables; an
+  ``and``/``or`` is flattened, without units or duplicates, and folds when it holds a member
+  and its negation. Thinning one further (bounds another member implies, an equality a
+  disjunct absorbs) is a row of :mod:`absint.reasoning.rules`, applied when it is normalised.
 """
 
 from __future__ import annotations
@@ -647,71 +650,7 @@ def _junction(kind: Kind, ts: Iterable[Term]) -> Term:
             if t.kind in COMPARISON_KINDS or t.kind == NOT:
                 if not_(t).id in seen:
                     return absorbing
-        seen = _one_bound_per_form(kind, seen)
-        if kind == OR:
-            seen = _absorbed_equalities(seen)
-        if len(seen) == 1:
-            return next(iter(seen.values()))
     return _intern(kind, BOOL, tuple(sorted(seen.values(), key=lambda t: t.id)), None)
-
-
-def _one_bound_per_form(kind: Kind, seen: dict[int, Term]) -> dict[int, Term]:
-    """Of the Int bounds ``L + c <= 0`` on one linear form ``L``, an ``and`` keeps the
-    strongest (largest ``c``) and an ``or`` the weakest (smallest ``c``): exact, since
-    ``L + c1 <= 0`` implies ``L + c2 <= 0`` when ``c1 >= c2``. (PyTorch records
-    ``u0 <= -1 or u0 <= 4``, which is ``u0 <= 4``: a bound the layers then use.)"""
-    bounds = [t for t in seen.values() if t.kind == LE and t.args[0].sort is INT]
-    if len(bounds) < 2:
-        return seen
-    best: dict[tuple, tuple[Number, Term]] = {}
-    for t in bounds:
-        x = t.args[0]
-        form, c = ((x.args, x.data[0]), x.data[1]) if x.kind == LIN else (((x,), (1,)), 0)
-        kept = best.get(form)
-        if kept is None or (c > kept[0]) == (kind == AND):
-            best[form] = (c, t)
-    if len(best) == len(bounds):
-        return seen
-    dropped = {t.id for t in bounds} - {t.id for _, t in best.values()}
-    return {i: t for i, t in seen.items() if i not in dropped}
-
-
-def _absorbed_equalities(seen: dict[int, Term]) -> dict[int, Term]:
-    """``or(t == c, d)`` is ``d`` when ``d`` holds at ``t = c``: every model of the equality
-    is one of ``d``'s (exact). PyTorch records ``or(P == 8, P mod 8 == 0)``, which is
-    ``P mod 8 == 0``, a fact the congruences then use."""
-    for i, t in list(seen.items()):
-        value = _solved_atom(t)
-        if value is None:
-            continue
-        atom, c = value
-        if any(o is not t and _at_value(o, atom, c) is TRUE for o in seen.values()):
-            del seen[i]
-    return seen
-
-
-def _solved_atom(t: Term) -> tuple[Term, Term] | None:
-    """``(atom, value)`` when ``t`` is ``k*atom + c == 0`` over Int with an integer solution."""
-    if t.kind != EQ or t.args[0].sort is not INT:
-        return None
-    coefs, c = linear_parts(t.args[0])
-    if len(coefs) != 1:
-        return None
-    (atom, k), = coefs.items()
-    return (atom, const(-c // k)) if c % k == 0 else None
-
-
-#: a disjunct with more sub-terms than this is not rebuilt at an atom's value (left as it is)
-MAX_ABSORBING_SIZE = 64
-
-
-def _at_value(t: Term, atom: Term, value: Term) -> Term:
-    """``t`` with every occurrence of ``atom`` replaced by ``value``, rebuilt (folded); ``t``
-    itself when it is large or holds a definition (whose name would be rebuilt too)."""
-    parts = subterms(t)
-    if len(parts) > MAX_ABSORBING_SIZE or all(s is not atom for s in parts) or any(s.kind == DEF for s in parts):
-        return t
-    return replaced(t, {atom: value}, parts)
 
 
 def and_(*ts: Term) -> Term:

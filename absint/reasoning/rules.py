@@ -21,7 +21,8 @@ from typing import Callable, Iterator
 import attrs
 
 from absint.lang import terms as T
-from absint.lang.kinds import CONST, DIV, EQ, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, RDIV, TO_REAL, Kind
+from absint.lang.kinds import AND, CONST, DEF, DIV, EQ, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, OR, RDIV, TO_REAL, \
+    Kind
 from absint.lang.terms import INT, Term
 from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
     remove_factors
@@ -63,6 +64,11 @@ def _requires(build: Callable[[object], Term]) -> Callable[[object, Normalize], 
         yield (build(m),)
 
     return conditions
+
+
+def _unconditional(m, normalize: Normalize) -> Conditions:
+    """The conditions of a row that holds at every point: none."""
+    return iter(())
 
 
 def _lazy(*alternatives: Callable[[], Term]) -> Iterator[Term]:
@@ -473,6 +479,89 @@ def _integral(kind: Kind, s: Term) -> Term | None:
     return {LE: T.le, LT: T.lt, EQ: T.eq, NE: T.ne}[kind](split[0], T.ZERO)
 
 
+# ---------------------------------------------------------------- and/or members another makes redundant
+
+#: an and/or with more members than this is left as built (the rows compare members pairwise)
+MAX_JUNCTION_MEMBERS = 16
+
+
+def one_bound_per_form(kind: Kind, seen: dict[int, Term]) -> dict[int, Term]:
+    """Of the Int bounds ``L + c <= 0`` on one linear form ``L``, an ``and`` keeps the
+    strongest (largest ``c``) and an ``or`` the weakest (smallest ``c``): exact, since
+    ``L + c1 <= 0`` implies ``L + c2 <= 0`` when ``c1 >= c2``. (PyTorch records
+    ``u0 <= -1 or u0 <= 4``, which is ``u0 <= 4``: a bound the layers then use.)"""
+    bounds = [t for t in seen.values() if t.kind == LE and t.args[0].sort is INT]
+    if len(bounds) < 2:
+        return seen
+    best: dict[tuple, tuple[object, Term]] = {}
+    for t in bounds:
+        x = t.args[0]
+        form, c = ((x.args, x.data[0]), x.data[1]) if x.kind == LIN else (((x,), (1,)), 0)
+        kept = best.get(form)
+        if kept is None or (c > kept[0]) == (kind == AND):
+            best[form] = (c, t)
+    if len(best) == len(bounds):
+        return seen
+    dropped = {t.id for t in bounds} - {t.id for _, t in best.values()}
+    return {i: t for i, t in seen.items() if i not in dropped}
+
+
+def absorbed_equalities(seen: dict[int, Term]) -> dict[int, Term]:
+    """``or(t == c, d)`` is ``d`` when ``d`` holds at ``t = c``: every model of the equality
+    is one of ``d``'s (exact). PyTorch records ``or(P == 8, P mod 8 == 0)``, which is
+    ``P mod 8 == 0``, a fact the congruences then use."""
+    for i, t in list(seen.items()):
+        value = _solved_atom(t)
+        if value is None:
+            continue
+        atom, c = value
+        if any(o is not t and _at_value(o, atom, c) is T.TRUE for o in seen.values()):
+            del seen[i]
+    return seen
+
+
+def _solved_atom(t: Term) -> tuple[Term, Term] | None:
+    """``(atom, value)`` when ``t`` is ``k*atom + c == 0`` over Int with an integer solution."""
+    if t.kind != EQ or t.args[0].sort is not INT:
+        return None
+    coefs, c = T.linear_parts(t.args[0])
+    if len(coefs) != 1:
+        return None
+    (atom, k), = coefs.items()
+    return (atom, T.const(-c // k)) if c % k == 0 else None
+
+
+#: a disjunct with more sub-terms than this is not rebuilt at an atom's value (left as it is)
+MAX_ABSORBING_SIZE = 64
+
+
+def _at_value(t: Term, atom: Term, value: Term) -> Term:
+    """``t`` with every occurrence of ``atom`` replaced by ``value``, rebuilt (folded); ``t``
+    itself when it is large or holds a definition (whose name would be rebuilt too)."""
+    parts = T.subterms(t)
+    if len(parts) > MAX_ABSORBING_SIZE or all(s is not atom for s in parts) or any(s.kind == DEF for s in parts):
+        return t
+    return T.replaced(t, {atom: value}, parts)
+
+
+def _match_subsumed(kind: Kind) -> Callable[[Term, Term], object | None]:
+    """An and/or (``kind``) whose members the row's reading thins: ``(kept members)`` or None."""
+    def match(t: Term, r: Term):
+        if len(r.args) > MAX_JUNCTION_MEMBERS:
+            return None
+        seen = {a.id: a for a in r.args}
+        kept = one_bound_per_form(r.kind, seen) if kind == LE else absorbed_equalities(dict(seen))
+        return None if len(kept) == len(seen) else (r.kind, tuple(kept.values()))
+
+    return match
+
+
+def _junction_of(m, normalize: Normalize) -> Term:
+    """The thinned junction, normalised again: the other row may thin it further."""
+    kind, kept = m
+    return normalize(T.and_(*kept) if kind == AND else T.or_(*kept))
+
+
 # ---------------------------------------------------------------- presentation: constant divisions folded
 # Exact for every integer (no condition): Euclidean division by a positive ``d`` is
 # ``floor(x / d)``; ``floor((floor(z / a) + k) / d) = floor((z + k*a) / (a*d))`` for integers
@@ -554,19 +643,16 @@ def _quotient_in_sum_folded(m, present: Normalize) -> Term:
     return T.add(T.const(k), *(T.scale(present(a) if b is a else b, v) for b, v in coefs.items()))
 
 
-_UNCONDITIONAL = lambda m, normalize: iter(())  # noqa: E731 - the presentation rows hold everywhere
-
-
 PRESENTATION_ROWS = (
-    Rule("nested constant quotients are one quotient", (DIV,), _match_nested_quotient, _UNCONDITIONAL,
+    Rule("nested constant quotients are one quotient", (DIV,), _match_nested_quotient, _unconditional,
          lambda m, present: present(T.div(m[0], T.const(m[1]))), phase=Phase.PRESENT),
-    Rule("a common content leaves a smaller constant quotient", (DIV,), _match_common_content, _UNCONDITIONAL,
+    Rule("a common content leaves a smaller constant quotient", (DIV,), _match_common_content, _unconditional,
          lambda m, present: present(T.div(m[0], T.const(m[1]))), phase=Phase.PRESENT),
     Rule("a remainder by a multiple inside a constant remainder is its dividend", (MOD,), _match_inner_remainder,
-         _UNCONDITIONAL, lambda m, present: present(T.mod(m[0], T.const(m[1]))), phase=Phase.PRESENT),
-    Rule("a common content leaves a smaller constant remainder", (MOD,), _match_common_content, _UNCONDITIONAL,
+         _unconditional, lambda m, present: present(T.mod(m[0], T.const(m[1]))), phase=Phase.PRESENT),
+    Rule("a common content leaves a smaller constant remainder", (MOD,), _match_common_content, _unconditional,
          lambda m, present: T.scale(present(T.mod(m[0], T.const(m[1]))), m[2]), phase=Phase.PRESENT),
-    Rule("the one constant quotient of a sum folded", (LIN,), _match_quotient_in_sum, _UNCONDITIONAL,
+    Rule("the one constant quotient of a sum folded", (LIN,), _match_quotient_in_sum, _unconditional,
          _quotient_in_sum_folded, phase=Phase.PRESENT),
 )
 
@@ -604,7 +690,7 @@ RULES: tuple[Rule, ...] = (
     Rule("divisor times its real quotient", (MUL, LIN), _match_real_product,
          _requires(lambda m: T.ne(m[2], T.ZERO)), lambda m, normalize: T.scale(m[1], m[0]), final=True),
     Rule("a product of embedded integers is the embedded product", (MUL, LIN), _match_product_of_embeddings,
-         lambda m, normalize: iter(()), _embedded_product),
+         _unconditional, _embedded_product),
     Rule("cancel a non-zero common factor", (EQ, NE), _match_common_comparison,
          _requires(lambda m: T.ne(m[1], T.ZERO)), _cancelled(1), final=True),
     Rule("cancel a positive common factor", (LE, LT), _match_common_comparison,
@@ -612,9 +698,13 @@ RULES: tuple[Rule, ...] = (
     Rule("cancel a negative common factor (flips the inequality)", (LE, LT), _match_common_comparison,
          _requires(lambda m: T.lt(m[1], T.ZERO)), _cancelled(-1)),
     Rule("a real comparison of embedded integers is an integer comparison", (EQ, NE, LE, LT),
-         _match_embedded_comparison, lambda m, normalize: iter(()), _embedded_comparison),
+         _match_embedded_comparison, _unconditional, _embedded_comparison),
     Rule("clear a real denominator", (EQ, NE, LE, LT), _match_real_quotient,
          _real_quotient_conditions, _real_quotient_result),
+    Rule("an and/or keeps one bound per linear form", (AND, OR), _match_subsumed(LE), _unconditional,
+         _junction_of),
+    Rule("an or drops an equality another disjunct holds at", (OR,), _match_subsumed(EQ), _unconditional,
+         _junction_of),
     *PRESENTATION_ROWS,
 )
 

@@ -44,7 +44,8 @@ def bounds(draw):
     return out
 
 
-#: per rule: (term of its shape, the form the rule rewrites it to, were its conditions proved)
+#: per rule: (term of its shape, the form the rule rewrites it to, were its conditions proved;
+#: None for an and/or, which is asked itself)
 SHAPES = {
     "exact quotient": lambda d, q, c: [
         (T.div(T.mul(q, d), d), q), (T.mod(T.mul(q, d), d), k(0))],
@@ -89,6 +90,10 @@ SHAPES = {
     "a real comparison of embedded integers is an integer comparison": lambda d, q, c: [
         (T.scale(T.to_real(T.add(x, q)), Fraction(1, c.data + 1)), T.to_real(q)),
         (T.sub(T.to_real(d), T.scale(T.to_real(x), Fraction(c.data, 2))), T.to_real(y))],
+    "an and/or keeps one bound per linear form": lambda d, q, c: [
+        (T.or_(T.le(q, d), T.le(q, T.add(d, c))), None), (T.and_(T.le(x, c), T.le(x, k(c.data + 2)), T.ge(y, d)), None)],
+    "an or drops an equality another disjunct holds at": lambda d, q, c: [
+        (T.or_(T.eq(x, k(2 * c.data)), T.eq(T.mod(x, k(2)), k(0))), None), (T.or_(T.eq(q, c), T.le(q, d), T.ge(q, c)), None)],
     "clear a real denominator": lambda d, q, c: [
         (T.rdiv(T.mul(q, d), d), q), (T.rdiv(x, d), c), (T.add(T.rdiv(T.mul(c, d), d), x), T.add(x, c))],
 }
@@ -109,6 +114,8 @@ def programs(draw, rule_name: str):
     c = k(draw(st.integers(1, 3)))
     term, rewritten = draw(st.sampled_from(SHAPES[rule_name](d, q, c)))
     facts = draw(bounds()) + draw(HINTS)(d, q)
+    if term.sort is T.BOOL:  # an and/or row: the guard is the junction itself
+        return facts, term
     if rule_name in SIGNS and draw(st.sampled_from([True, True, True, False])):  # provable often
         facts.append(SIGNS[rule_name](d, k(0)))
     if rule_name == "factor times an exact quotient by a constant" and draw(st.sampled_from([True, True, False])):
@@ -161,7 +168,8 @@ def test_rule_verdicts_agree_with_z3_where_divisors_can_be_zero(rule):
 
 #: rows that hold at every point (no side condition to drop)
 UNCONDITIONAL = {"a product of embedded integers is the embedded product",
-                 "a real comparison of embedded integers is an integer comparison"}
+                 "a real comparison of embedded integers is an integer comparison",
+                 "an and/or keeps one bound per linear form", "an or drops an equality another disjunct holds at"}
 
 
 def _wrong(t):
