@@ -103,6 +103,10 @@ class FileRecord:
         return cls(file, asserts, seconds=round(seconds, 6), error=reason, sha256=sha256, presets=presets,
                    preset_refused=True)
 
+    def as_given(self, file: str) -> "FileRecord":
+        """The record under the name the user gave its file (``-`` for standard input)."""
+        return self if file == self.file else attrs.evolve(self, file=file)
+
     def with_presets(self, presets: tuple[str, ...]) -> "FileRecord":
         """The record as made under ``presets`` (also a record the parent made: timeout, death)."""
         presets = tuple(presets)

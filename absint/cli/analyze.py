@@ -40,7 +40,7 @@ from absint.cli.runner import PROBLEM, Outcome, add_paths, each_file
 from absint.cli.budgets import add_budget_arguments
 from absint.presets import option as preset_option
 from absint.lang.terms import fresh_table
-from absint.readers.files import MB, file_sha256
+from absint.readers.files import MB, file_sha256, shown
 
 SLOWEST = 5
 
@@ -367,7 +367,7 @@ def execute(executor, todo: list[Task], sink: JsonlSink | None, live: _Live, new
         return
     with contextlib.closing(executor.run(todo)) as results:
         for task, record in results:
-            record = record.after_attempts(task.attempt).with_presets(task.presets)
+            record = record.after_attempts(task.attempt).with_presets(task.presets).as_given(shown(record.file))
             if sink is not None:
                 sink.write(record.to_json())
             new.append(record)

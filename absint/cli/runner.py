@@ -20,6 +20,7 @@ from typing import Callable, Mapping, Sequence
 import attrs
 
 from absint.cli.budgets import planned_files, warm_up, within_budget
+from absint.readers.files import shown
 
 OK, PROBLEM, USAGE = 0, 1, 2
 
@@ -74,13 +75,13 @@ def _run(job: Job, path: str, presets: tuple[str, ...], args: argparse.Namespace
 
 def _show(outcome: Outcome, args: argparse.Namespace) -> None:
     for message in outcome.messages:
-        print(message, file=sys.stderr, flush=True)
+        print(shown(message), file=sys.stderr, flush=True)
     if args.json:
         records = [outcome.record] if isinstance(outcome.record, Mapping) else outcome.record or ()
         for record in records:
-            print(json.dumps(record), flush=True)
+            print(shown(json.dumps(record)), flush=True)
     elif outcome.lines:
-        print("\n".join(outcome.lines), flush=True)
+        print(shown("\n".join(outcome.lines)), flush=True)
 
 
 JSON_HELP = "one JSON object per file and line instead of the text"

@@ -184,3 +184,9 @@ def stdin_file() -> str:
         with open(_stdin_path, "wb") as f:
             f.write(sys.stdin.buffer.read())
     return _stdin_path
+
+
+def shown(text: str) -> str:
+    """``text`` with the private file standard input was read into named ``-``, as the user
+    gave it (records and messages name the file a command read)."""
+    return text if _stdin_path is None else text.replace(_stdin_path, "-")

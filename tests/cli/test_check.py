@@ -194,14 +194,17 @@ def test_check_reads_only_regular_files(tmp_path, capsys):
 
 def test_a_dash_reads_one_program_from_standard_input():
     """``-`` as a path: the program comes from stdin (as a file ``stdin.smt2`` that every
-    command, and the batch's workers, read)."""
+    command, and the batch's workers, read); records and messages name it ``-``, as the user did."""
     import subprocess
     import sys
 
     text = "(declare-const x Int)\n(set-info :example-x 3)\n(assert (>= x 1))\n(assert (>= x 0))\n"
-    for argv, expected in ((["check", "-"], "stdin.smt2: ok: 2 asserts"),
-                           (["analyze", "-", "--asserts"], "stdin.smt2:4:1: T"),
-                           (["analyze", "-", "--jobs", "1", "-q", "--json"], '"verdicts": "?T"')):
+    for argv, expected in ((["check", "-"], "-: ok: 2 asserts"),
+                           (["analyze", "-", "--asserts"], "-:4:1: T"),
+                           (["analyze", "-", "--jobs", "1", "-q", "--json"], '"verdicts": "?T"'),
+                           (["analyze", "-", "--jobs", "1", "-q", "--json"], '"file": "-"'),
+                           (["check", "-", "--json"], '"file": "-"')):
         out = subprocess.run([sys.executable, "-m", "absint", *argv], input=text, capture_output=True,
                              text=True, timeout=300)
         assert out.returncode == 0 and expected in out.stdout, (argv, out.stdout, out.stderr)
+        assert "absint-stdin" not in out.stdout + out.stderr  # the private file is not named
