@@ -544,13 +544,17 @@ def _at_value(t: Term, atom: Term, value: Term) -> Term:
     return T.replaced(t, {atom: value}, parts)
 
 
-def _match_subsumed(kind: Kind) -> Callable[[Term, Term], object | None]:
-    """An and/or (``kind``) whose members the row's reading thins: ``(kept members)`` or None."""
+Thinning = Callable[[Kind, dict[int, Term]], dict[int, Term]]
+
+
+def _match_subsumed(thin: Thinning) -> Callable[[Term, Term], object | None]:
+    """An and/or whose members ``thin`` (its kind, its members by id -> those kept) thins:
+    ``(its kind, the kept members)``, or None."""
     def match(t: Term, r: Term):
         if len(r.args) > MAX_JUNCTION_MEMBERS:
             return None
         seen = {a.id: a for a in r.args}
-        kept = one_bound_per_form(r.kind, seen) if kind == LE else absorbed_equalities(dict(seen))
+        kept = thin(r.kind, dict(seen))
         return None if len(kept) == len(seen) else (r.kind, tuple(kept.values()))
 
     return match
@@ -701,10 +705,10 @@ RULES: tuple[Rule, ...] = (
          _match_embedded_comparison, _unconditional, _embedded_comparison),
     Rule("clear a real denominator", (EQ, NE, LE, LT), _match_real_quotient,
          _real_quotient_conditions, _real_quotient_result),
-    Rule("an and/or keeps one bound per linear form", (AND, OR), _match_subsumed(LE), _unconditional,
-         _junction_of),
-    Rule("an or drops an equality another disjunct holds at", (OR,), _match_subsumed(EQ), _unconditional,
-         _junction_of),
+    Rule("an and/or keeps one bound per linear form", (AND, OR),
+         _match_subsumed(lambda kind, seen: one_bound_per_form(kind, seen)), _unconditional, _junction_of),
+    Rule("an or drops an equality another disjunct holds at", (OR,),
+         _match_subsumed(lambda kind, seen: absorbed_equalities(seen)), _unconditional, _junction_of),
     *PRESENTATION_ROWS,
 )
 
