@@ -18,8 +18,6 @@ from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.monomials import distribute
 
-_CONSTANT_TRUTH = {LE: lambda v: v <= 0, LT: lambda v: v < 0, EQ: lambda v: v == 0, NE: lambda v: v != 0}
-
 
 _PENDING, _END = object(), object()
 #: PyTorch's opaque functions (``math.<name>`` of a float) taken as non-decreasing, each with
@@ -169,9 +167,8 @@ class Entailment:
         if d is None or d is t:
             return None
         d = self.facade.normalize(d)  # the rules meet the monomials: s0*(s30 div 8) is (s30*s0) div 8
-        if d.kind == CONST:
-            return _CONSTANT_TRUTH[kind](d.data)
-        self.network.register(d)
+        if d.kind != CONST:  # a constant's value needs no key
+            self.network.register(d)
         return self.network.domain.truth(kind, self.network.value(d))
 
     def _by_dominance(self, kind: Kind, k, p: Term, c) -> bool | None:

@@ -242,15 +242,12 @@ class Reasoner:
         expanded = expand_extremum(g)
         if expanded is not None:
             return expanded
-        return expand_quotient(g, self._known_positive, self._known_multiple)
+        return expand_quotient(g, lambda b: self._held(T.gt(b, T.ZERO)),
+                               lambda a, b: self._held(T.eq(T.mod(a, b), T.ZERO)))
 
-    def _known_positive(self, t: Term) -> bool:
-        """``t > 0`` from the bounds the network holds, registering nothing."""
-        return self.entailment.quick_truth(self.normalize(T.gt(t, T.ZERO))) is True
-
-    def _known_multiple(self, a: Term, b: Term) -> bool:
-        """``a mod b = 0`` from the bounds the network holds, registering nothing."""
-        return self.entailment.quick_truth(self.normalize(T.eq(T.mod(a, b), T.ZERO))) is True
+    def _held(self, c: Term) -> bool:
+        """``c`` proved from the bounds the network holds, registering nothing."""
+        return self.entailment.quick_truth(self.normalize(c)) is True
 
     def _through_definitions(self, g: Term) -> bool | None:
         """A comparison over named sums, read by layer 1 with each named sum replaced by its

@@ -6,6 +6,7 @@ facts), it decides what the layers alone leave open, and a planted error (``and`
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -39,8 +40,8 @@ RELATIONS = st.lists(st.tuples(st.sampled_from([T.le, T.ge]), ATOMS, ATOMS).map(
                      max_size=2)
 
 
-def check_verdicts(facts, guard) -> Truth:
-    return verdict_checks.check_verdicts(facts, guard, POINTS)
+#: the verdict on a guard, checked at every point of the box and by Z3
+check_verdicts = functools.partial(verdict_checks.check_verdicts, points=POINTS)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

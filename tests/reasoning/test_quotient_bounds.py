@@ -7,6 +7,7 @@ divisibility not checked) are caught."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -41,8 +42,8 @@ FACTS = st.lists(st.sampled_from([
     T.ge(T.mul(a, s), T.scale(s, 2)), T.eq(T.mod(a, b), c(0)), T.le(s, T.add(a, c(1)))]), max_size=4)
 
 
-def check_verdicts(facts, guard) -> Truth:
-    return verdict_checks.check_verdicts(facts, guard, POINTS)
+#: the verdict on a guard, checked at every point of the box and by Z3
+check_verdicts = functools.partial(verdict_checks.check_verdicts, points=POINTS)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
