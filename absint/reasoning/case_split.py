@@ -18,7 +18,13 @@ pair of unknowns) depending on a condition:
 - an integer variable of an ``and``/``or`` whose bounds leave at most
   :data:`MAX_VALUE_CASES` values: one branch per value, the variable replaced by it (so
   ``0 <= u <= 1 or u <= -1`` follows from ``-1 <= u <= 1``, which no conjunct decides
-  alone). Tried after the atoms above; the bounds are sound, so the values cover every point.
+  alone). Tried after the atoms above; the bounds are sound, so the values cover every point;
+- a comparison over a single integer variable ``x`` under a nonlinear atom (a ``div``,
+  ``mod`` or product), when assuming the comparison (or its negation) leaves ``x`` at most
+  :data:`MAX_VALUE_CASES` values: a branch where the comparison fails (holds) and one branch
+  per value (:func:`guard_value_cases`). ``u0 + (3*u0 mod 4) - 1 = 0`` with ``u0 >= 0`` holds
+  only where ``u0 <= 1``, and is false at both values: FALSE, which no layer reads off a
+  remainder's bounds.
 
 Each branch is explored under a checkpoint of the reasoner (assume its conditions,
 decide the guard with the atom replaced, roll back), and may split again on what the
@@ -39,7 +45,7 @@ import attrs
 
 from absint.lang import terms as T
 from absint.lang.dag import subterms
-from absint.lang.kinds import AND, CONST, DIV, ITE, MAX, MIN, MOD, OR
+from absint.lang.kinds import AND, CONST, DIV, EQ, ITE, LE, LT, MAX, MIN, MOD, MUL, NE, OR
 from absint.lang.terms import INT, Term
 from absint.reasoning.verdict import Truth, Verdict
 
@@ -59,6 +65,9 @@ SPLIT_BACKOFF_STREAK = 16
 MAX_VALUE_CASES = 4
 
 _SPLIT_KINDS = frozenset((MIN, MAX, ITE, DIV, MOD))
+#: atoms that make a comparison over one variable worth bounding under its own assumption
+#: (over linear forms, intervals and congruences are already exact in one variable)
+_NONLINEAR_KINDS = frozenset((DIV, MOD, MUL))
 
 
 @attrs.frozen(slots=True)
@@ -204,6 +213,47 @@ def value_cases(reasoner: Splitting, g: Term) -> list[Case]:
     return []
 
 
+def guard_value_cases(reasoner: Splitting, g: Term) -> Iterator[list[Case]]:
+    """For a comparison ``g`` over one integer variable ``x`` under a nonlinear atom: the
+    points where ``g`` fails, and one branch per value ``x`` may take where ``g`` holds
+    (all FALSE: ``g`` is FALSE); then the points where ``g`` holds, and one branch per
+    value where it fails (all TRUE: TRUE). The values are ``x``'s bounds with ``g`` (or
+    ``not g``) assumed under a checkpoint: sound bounds, so the branches cover every point."""
+    x = _single_nonlinear_variable(g)
+    if x is None:
+        return
+    for assumed, other in ((g, T.not_(g)), (T.not_(g), g)):
+        values = _values_under(reasoner, x, assumed)
+        if values is not None:
+            yield [Case((other,), ())] + [Case((T.eq(x, T.const(k)),), ((x, T.const(k)),)) for k in values]
+
+
+def _single_nonlinear_variable(g: Term) -> Term | None:
+    if g.kind not in (LE, LT, EQ, NE):
+        return None
+    xs = T.free_vars(g)
+    if len(xs) != 1 or xs[0].sort is not INT or not any(t.kind in _NONLINEAR_KINDS for t in subterms(g)):
+        return None
+    return xs[0]
+
+
+def _values_under(reasoner: Splitting, x: Term, assumed: Term) -> range | None:
+    """The values ``x``'s bounds leave with ``assumed`` taken (none when that contradicts
+    the facts), or None when more than :data:`MAX_VALUE_CASES`."""
+    cp = reasoner.checkpoint()
+    try:
+        reasoner.assume(assumed)
+        if reasoner.contradiction:
+            return range(0)
+        lo, hi = reasoner.bounds(x)
+    finally:
+        reasoner.rollback(cp)
+        reasoner.commit(cp)
+    if isinstance(lo, int) and isinstance(hi, int) and hi - lo < MAX_VALUE_CASES:
+        return range(lo, hi + 1)
+    return None
+
+
 def replace(t: Term, mapping: dict[Term, Term]) -> Term:
     """``t`` with each key of ``mapping`` replaced, rebuilt bottom-up in canonical form."""
     out: dict[Term, Term] = {}
@@ -220,7 +270,8 @@ def replace(t: Term, mapping: dict[Term, Term]) -> Term:
 def split_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: SplitBackoff | None = None) -> Truth:
     """``g`` (normal, undecided) decided by cases; UNKNOWN when a branch is, when the
     branches disagree, when the budget runs out, or when ``backoff`` skips it."""
-    if not split_points(g, budget.constant_divisors) and g.kind not in (AND, OR):
+    if not split_points(g, budget.constant_divisors) and g.kind not in (AND, OR) \
+            and _single_nonlinear_variable(g) is None:
         return Truth.UNKNOWN
     if backoff is not None and budget.backoff and not backoff.admits():
         return Truth.UNKNOWN
@@ -258,6 +309,7 @@ def _candidates(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int) ->
     by_value = value_cases(reasoner, g)
     if by_value:
         yield by_value
+    yield from guard_value_cases(reasoner, g)
 
 
 def _branch(reasoner: Splitting, g: Term, case: Case, budget: CaseBudget, depth: int,

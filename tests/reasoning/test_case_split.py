@@ -1,7 +1,8 @@
 """Bounded case splitting (absint.reasoning.case_split): the identities it exists for, its
 verdicts against brute force and Z3 on random programs over min/max/ite/div/mod and on
-and/or questions over variables with few values, and three planted errors (a branch dropped;
-a value dropped; the divisor-zero branch dropped) that those checks catch."""
+and/or questions over variables with few values and on comparisons over one variable under a
+div/mod/product, and four planted errors (a branch dropped; a value dropped; the divisor-zero
+branch dropped; a value the guard allows dropped) that those checks catch."""
 
 from __future__ import annotations
 
@@ -224,6 +225,76 @@ def test_planted_error_divisor_zero_branch_dropped_is_caught_by_z3(monkeypatch):
         r.assume(f)
     assert r.decide(guards[0]).truth is Truth.TRUE  # wrong: y = 0 leaves x div 0 free
     assert _caught(use_z3=True)
+
+
+# ---------------------------------------------------------------- one variable, the guard's own bounds
+
+u = T.var("u", I)
+ONE_VAR_POINTS = [{"u": k} for k in range(-60, 61)]
+#: a one-sided or two-sided range of u (wide: the guard, not the facts, narrows it)
+ONE_VAR_FACTS = st.tuples(st.integers(-6, 6), st.one_of(st.none(), st.integers(0, 40))).map(
+    lambda p: [T.ge(u, c(p[0]))] + ([] if p[1] is None else [T.le(u, c(p[0] + p[1]))]))
+#: a nonlinear atom of u (what makes the split apply) in a random term of u
+NONLINEAR_OF_U = st.one_of(
+    st.tuples(st.integers(-3, 3), st.integers(2, 5)).map(lambda p: T.mod(T.scale(u, p[0]), c(p[1]))),
+    st.tuples(st.integers(-3, 3), st.integers(2, 5)).map(lambda p: T.div(T.scale(u, p[0]), c(p[1]))),
+    st.integers(-2, 2).map(lambda k: T.mul(u, T.add(u, c(k)))))
+ONE_VAR_GUARDS = st.tuples(CMP, int_terms([u], max_leaves=3), NONLINEAR_OF_U, st.integers(-8, 8)).map(
+    lambda p: p[0](T.add(p[1], p[2]), c(p[3])))
+GUARD_VALUES = [0]
+
+
+def check_one_variable_verdicts(facts, guard) -> bool:
+    """The verdict the split gives holds at every point of -60..60 the facts allow (u's values
+    past that are Z3's), and Z3 agrees; returns whether the split decided ``guard``."""
+    r = Reasoner(cases=CaseBudget(backoff=False))
+    for f in facts:
+        r.assume(f)
+    v = r.decide(guard)
+    if v.by is not Layer.CASE_SPLIT:
+        return False
+    expected = v.truth is Truth.TRUE
+    for p in ONE_VAR_POINTS:
+        if all(_value(f, p) is True for f in facts):
+            got = _value(guard, p)
+            assert got is None or got is expected, f"{v.truth} for {to_smtlib(guard)}, but at {p} it is {got}"
+    assert _z3_all_ints(facts, guard if expected else T.not_(guard)), f"{v.truth} for {to_smtlib(guard)} refuted by Z3"
+    return True
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(ONE_VAR_FACTS, ONE_VAR_GUARDS)
+def test_guard_value_split_verdicts_hold_by_brute_force_and_z3(facts, guard):
+    GUARD_VALUES[0] += check_one_variable_verdicts(facts, guard)
+
+
+def test_the_random_one_variable_guards_had_split_verdicts():
+    assert GUARD_VALUES[0] >= 3, GUARD_VALUES  # runs after the property above (file order)
+
+
+#: PyTorch's test_python_mod_padding_no_recompile asks the first of an unbacked u0 >= 0
+ONE_VAR_DECIDED = [
+    ([T.ge(u, T.ZERO)], T.eq(T.add(u, T.mod(T.scale(u, 3), c(4))), T.ONE), Truth.FALSE),
+    ([T.ge(u, T.ZERO)], T.ne(T.add(u, T.mod(T.scale(u, 3), c(4))), c(3)), Truth.TRUE),
+    ([T.ge(u, T.ZERO)], T.lt(T.add(T.scale(u, 2), T.div(u, c(3))), T.ONE), Truth.UNKNOWN),  # u = 0
+]
+
+
+@pytest.mark.parametrize("facts, guard, truth", ONE_VAR_DECIDED)
+def test_the_guard_value_split_decides_the_padding_question(facts, guard, truth):
+    _, v = _decide(facts, guard, CaseBudget())
+    assert v.truth is truth
+    if truth is not Truth.UNKNOWN:
+        assert check_one_variable_verdicts(facts, guard)
+
+
+def test_planted_error_a_value_the_guard_allows_dropped_is_caught(monkeypatch):
+    """u + (3u mod 4) = 0 holds at u = 0 only: without that value every branch is FALSE."""
+    real = case_split._values_under
+    monkeypatch.setattr(case_split, "_values_under", lambda r, x, assumed: (real(r, x, assumed) or range(0))[1:])
+    guard = T.eq(T.add(u, T.mod(T.scale(u, 3), c(4))), T.ZERO)
+    with pytest.raises(AssertionError, match="but at"):
+        check_one_variable_verdicts([T.ge(u, T.ZERO)], guard)
 
 
 def test_budget_constants_are_documented():
