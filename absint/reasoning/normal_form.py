@@ -21,7 +21,7 @@ from absint.lang import terms as T
 from absint.lang.kinds import CONST, LIN, VAR
 from absint.lang.terms import INT, REAL, Term
 from absint.reasoning.facade import Facade
-from absint.reasoning.rules import BY_KIND, Rule, first_applicable
+from absint.reasoning.rules import BY_KIND, EXPAND_BY_KIND, Rule, first_applicable
 from absint.reasoning.trail import Trail
 
 #: a rule whose side conditions keep failing is retried after 1, 2, 4, ... up to 2**12 epochs
@@ -132,13 +132,29 @@ class NormalForm:
 
     def _rewrite(self, t: Term, r: Term, rules: tuple[Rule, ...]) -> Term:
         """The result of the first rule that matches ``r`` and whose conditions are proved."""
-        rule, m, unproved = first_applicable(
-            rules, t, r, lambda rule, m: self._proved(rule.conditions(m, self.normalize), rule.known_keys_only))
+        rule, m, unproved = first_applicable(rules, t, r, self._row_proved)
         if rule is None:
             self._volatile = self._volatile or unproved  # retried later: facts may prove it
             return r
         self.fired[rule.name] += 1
         return rule.result(m, self.normalize)
+
+    def rewrite_monomials(self, t: Term) -> Term:
+        """The sum ``t`` with each monomial rewritten by the first :data:`EXPAND_BY_KIND` row
+        whose conditions are proved (``t`` itself when none applies): a decision step's
+        reading of one open guard, not a normal form (facts never meet these rows)."""
+        coefs, c = T.linear_parts(t)
+        out, changed = [], False
+        for a, v in coefs.items():
+            rule, m, _ = first_applicable(EXPAND_BY_KIND.get(a.kind, ()), a, a, self._row_proved)
+            if rule is not None:
+                self.fired[rule.name] += 1
+                a, changed = rule.result(m, self.normalize), True
+            out.append(T.scale(a, v))
+        return T.add(T.const(c, t.sort), *out) if changed else t
+
+    def _row_proved(self, rule: Rule, m) -> bool:
+        return self._proved(rule.conditions(m, self.normalize), rule.known_keys_only)
 
     def _proved(self, groups, known_keys_only: bool = False) -> bool:
         truth = self._known_truth if known_keys_only else self.facade.truth

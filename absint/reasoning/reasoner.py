@@ -29,6 +29,7 @@ from absint.reasoning.entailment import Entailment
 from absint.reasoning.extrema import expand_extremum
 from absint.reasoning.facts import Facts
 from absint.reasoning.linearize import linearized_value
+from absint.reasoning.monomials import distribute
 from absint.reasoning.network import DEFAULT_BUDGET, ValueNetwork
 from absint.reasoning.normal_form import NormalForm
 from absint.reasoning.polyhedral import PolyhedralLayer
@@ -242,8 +243,22 @@ class Reasoner:
         expanded = expand_extremum(g)
         if expanded is not None:
             return expanded
-        return expand_quotient(g, lambda b: self._held(T.gt(b, T.ZERO)),
-                               lambda a, b: self._held(T.eq(T.mod(a, b), T.ZERO)))
+        expanded = expand_quotient(g, lambda b: self._held(T.gt(b, T.ZERO)),
+                                   lambda a, b: self._held(T.eq(T.mod(a, b), T.ZERO)))
+        return expanded if expanded is not None else self._multiplied_out(g)
+
+    def _multiplied_out(self, g: Term) -> Term | None:
+        """A comparison with its products of sums multiplied out and its monomials met by
+        the rule table's expand rows (``b*(a div b)`` is ``a - a mod b`` where ``b != 0``), or
+        None when no row applies: the relational layers then see a linear form with a
+        bounded remainder where the factored product was one opaque atom (PyTorch's
+        ``s77 - s11 - s16*(ceil((s32 - s11)/s16) - 1) <= 0``)."""
+        if g.kind not in T.COMPARISON_KINDS:
+            return None
+        t = g.args[0]
+        d = distribute(t) or t
+        e = self.normal_form.rewrite_monomials(d)
+        return None if e is d else T.rebuild(g, (e,))
 
     def _held(self, c: Term) -> bool:
         """``c`` proved from the bounds the network holds, registering nothing."""

@@ -39,6 +39,10 @@ class Phase(enum.Enum):
 
     DECIDE = "decide"
     PRESENT = "present"
+    #: applied to the monomials of one open guard, multiplied out, while deciding it (never
+    #: to facts): ``b*(a div b)`` as ``a - a mod b`` everywhere lost 191 corpus proofs (the
+    #: product's congruence as a multiple of ``b``), asked of a guard left open it costs none
+    EXPAND = "expand"
 
 
 @attrs.frozen(slots=True)
@@ -282,6 +286,23 @@ def _exact_product_result(m, normalize: Normalize) -> Term:
     ``a = kb*(f*(a div b))`` is a multiple of ``kb`` whose exact quotient is ``f*(a div b)``."""
     kr, a, _, kb = m
     return T.scale(normalize(T.div(a, T.const(kb))), kr)
+
+
+# ---------------------------------------------------------------- b*(a div b) = a - a mod b
+
+
+def _match_divisor_times_quotient(t: Term, r: Term):
+    """``k*b*(a div b)`` (or ``k*b*(a div -b)``) with a symbolic divisor, from a product."""
+    m = _match_exact_product(t, r)
+    return m if m is not None and m[3] in (1, -1) else None
+
+
+def _divisor_times_quotient_result(m, normalize: Normalize) -> Term:
+    """Sound for ``b != 0``: SMT-LIB's ``a = b*(a div b) + a mod b``, so ``b*(a div b)`` is
+    ``a - a mod b``, whose remainder the layers bound (``0 <= a mod b < |b|``); with
+    ``f = kb*b`` (``kb = ±1``), ``f*(a div b) = kb*(a - a mod b)``."""
+    kr, a, b, kb = m
+    return T.scale(T.sub(a, T.mod(a, b)), kr * kb)
 
 
 # ---------------------------------------------------------------- f*(a div c) = (f*a) div c when c divides a
@@ -685,6 +706,8 @@ RULES: tuple[Rule, ...] = (
          lambda r, normalize: r.args[0]),
     Rule("min/max of ordered operands is the second", (MIN, MAX), _match_min_max, _ordered(False),
          lambda r, normalize: r.args[1]),
+    Rule("divisor times its quotient is the dividend less the remainder", (MUL,), _match_divisor_times_quotient,
+         _requires(lambda m: T.ne(m[2], T.ZERO)), _divisor_times_quotient_result, phase=Phase.EXPAND),
     Rule("divisor times its exact quotient", (MUL, LIN), _match_exact_product,
          _exact_product_conditions, _exact_product_result, final=True),
     Rule("factor times an exact quotient by a constant", (MUL, LIN), _match_product_of_exact_quotient,
@@ -728,6 +751,9 @@ DECIDING: tuple[Rule, ...] = tuple(r for r in RULES if r.phase is Phase.DECIDE)
 BY_KIND = _by_kind(Phase.DECIDE)
 #: the rows presentation applies, exact for every integer
 PRESENT_BY_KIND = _by_kind(Phase.PRESENT)
+#: the rows an open guard's monomials meet (:meth:`NormalForm.rewrite_monomials`)
+EXPANDING: tuple[Rule, ...] = tuple(r for r in RULES if r.phase is Phase.EXPAND)
+EXPAND_BY_KIND = _by_kind(Phase.EXPAND)
 
 
 Proved = Callable[[Rule, object], bool]

@@ -182,7 +182,8 @@ CAUGHT = [
     ([T.ge(x, c(-1)), T.le(x, T.ONE)], [T.or_(T.ge(x, T.ZERO), T.ge(y, c(100)))]),
 ]
 DECIDED = [([], [T.eq(T.maximum(x, y), T.neg(T.minimum(T.neg(x), T.neg(y))))]),
-           ([T.ge(y, c(1)), T.le(y, c(3))], [T.eq(T.sub(x, T.mul(T.div(x, y), y)), T.mod(x, y))]),
+           # (x - y*(x div y) = x mod y is now read by the expand row: no split needed)
+           ([T.ge(y, c(1)), T.le(y, c(3))], [T.eq(T.mod(T.sub(x, T.mod(x, y)), y), T.ZERO)]),
            ([T.ge(x, c(-1)), T.le(x, T.ONE)], [T.or_(T.and_(T.ge(x, T.ZERO), T.le(x, T.ONE)), T.le(x, c(-1)))])]
 
 

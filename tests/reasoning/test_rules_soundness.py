@@ -3,7 +3,8 @@
 SMT-LIB leaves ``x div 0`` and ``x mod 0`` unspecified (Z3 reads them as uninterpreted
 functions of ``x``), so a rule that cancels or moves a divisor is wrong exactly where
 the divisor it keeps can be zero. For each row of the rule table that deciding applies
-(:data:`absint.reasoning.rules.DECIDING`) a strategy below draws programs built around its
+(:data:`absint.reasoning.rules.DECIDING`, and the expand rows an open guard's monomials meet,
+:data:`absint.reasoning.rules.EXPANDING`) a strategy below draws programs built around its
 shape, with divisors that the facts may or may not keep away from zero; every TRUE and
 FALSE verdict is checked against Z3, and each rule must have fired on some of them (a
 rule the examples never reach is a test that checks nothing).
@@ -74,6 +75,10 @@ SHAPES = {
     "multiple of an exact quotient by a constant in a sum": lambda d, q, c: [
         (T.add(x, T.scale(T.div(q, k(c.data + 1)), c.data + 1)), T.add(x, q)),
         (T.sub(T.scale(T.div(x, k(c.data + 1)), 2 * (c.data + 1)), d), T.sub(T.scale(x, 2), d))],
+    "divisor times its quotient is the dividend less the remainder": lambda d, q, c: [
+        (T.mul(d, T.div(q, d)), T.sub(q, T.mod(q, d))),
+        (T.mul(d, T.add(T.div(q, d), k(-1))), T.sub(T.sub(q, T.mod(q, d)), d)),
+        (T.mul(d, T.div(x, T.neg(d))), T.sub(T.mod(x, T.neg(d)), x))],
     "divisor times its exact quotient": lambda d, q, c: [
         (T.mul(d, T.div(q, d)), q), (T.mul(d, T.div(q, T.scale(d, 2))), T.div(q, k(2)))],
     "min/max of ordered operands is the first": lambda d, q, c: [
@@ -137,6 +142,10 @@ def programs(draw, rule_name: str):
 
 
 FIRED: Counter = Counter()
+#: every row a decision applies: the normal form's, and the expand rows of an open guard
+ROWS = rules.DECIDING + rules.EXPANDING
+#: where the normal form looks a row's phase up (what a planted error replaces)
+TABLE_OF = {rules.Phase.DECIDE: "BY_KIND", rules.Phase.EXPAND: "EXPAND_BY_KIND"}
 
 
 def check(facts, guard) -> None:
@@ -152,7 +161,7 @@ def check(facts, guard) -> None:
     assert z3_implies(facts, target), f"{truth.name} but Z3 has a counterexample: {facts} |- {guard}"
 
 
-@pytest.mark.parametrize("rule", [r.name for r in rules.DECIDING])
+@pytest.mark.parametrize("rule", [r.name for r in ROWS])
 def test_rule_verdicts_agree_with_z3_where_divisors_can_be_zero(rule):
     before = FIRED[rule]
 
@@ -181,17 +190,18 @@ def test_the_unconditional_rows_have_no_conditions():
     assert len(rows) == len(UNCONDITIONAL) and all(list(r.conditions(None, None)) == [] for r in rows)
 
 
-@pytest.mark.parametrize("rule", [r.name for r in rules.DECIDING])
+@pytest.mark.parametrize("rule", [r.name for r in ROWS])
 def test_a_rule_without_its_side_conditions_is_caught(rule, monkeypatch):
     """The planted error: the rule applied unconditionally. The property above must find a
     wrong verdict, or it could not have caught a rule whose conditions are too weak."""
-    row = next(r for r in rules.DECIDING if r.name == rule)
+    row = next(r for r in ROWS if r.name == rule)
     if rule in UNCONDITIONAL:  # exact rows: a wrong result instead (a sum off by one, a negated comparison)
         planted = attrs.evolve(row, result=lambda m, normalize: _wrong(row.result(m, normalize)))
     else:
         planted = attrs.evolve(row, conditions=lambda m, normalize: iter(()))
-    monkeypatch.setattr(normal_form, "BY_KIND", {kind: tuple(planted if r is row else r for r in rows)
-                                           for kind, rows in rules.BY_KIND.items()})
+    table = TABLE_OF[row.phase]
+    monkeypatch.setattr(normal_form, table, {kind: tuple(planted if r is row else r for r in rows)
+                                           for kind, rows in getattr(rules, table).items()})
 
     @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow],
               database=None, derandomize=True, phases=[Phase.generate])
@@ -204,7 +214,7 @@ def test_a_rule_without_its_side_conditions_is_caught(rule, monkeypatch):
 
 
 def test_every_rule_has_shapes():
-    assert set(SHAPES) == {r.name for r in rules.DECIDING}
+    assert set(SHAPES) == {r.name for r in ROWS}
 
 
 @pytest.mark.parametrize("facts, guard", [
