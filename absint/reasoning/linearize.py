@@ -4,13 +4,15 @@ Plain intervals evaluate ``s - s*s + 1`` or ``div(a + 1, 2) - a`` atom by atom a
 lose the correlation between an atom and the terms inside it. Here a sum is re-read
 with interval coefficients: a monomial ``m = g * rest`` whose part ``g`` is another
 monomial of the sum moves into ``g``'s coefficient as ``coef * value(rest)``;
-``div(x, d)`` (``d > 0``) whose argument shares atoms with the rest becomes
-``x/d - [0, (d-1)/d]``. The arithmetic is done over the rationals; sound for every
-integer point.
+``div(x, d)`` (``d > 0``) whose argument shares atoms with the rest, or with another such
+quotient's argument, becomes ``x/d - [0, (d-1)/d]``, or ``x/d - r/d`` when ``x``'s
+congruence fixes the remainder ``r`` (:func:`remainder_range`). The arithmetic is done over
+the rationals; sound for every integer point.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 from absint.lang import terms as T
@@ -53,8 +55,7 @@ def linearized_value(network: Network, t: Term):
     const = q.const(c)
     changed = False
     for _ in range(6):  # nested divisions unfold one level per round
-        divs = [m for m in groups if m.kind == DIV and m.args[1].kind == CONST and m.args[1].data > 0
-                and _shares_atoms(m.args[0], groups, m)]
+        divs = _correlated_quotients(groups)
         if not divs:
             break
         for m in divs:
@@ -64,7 +65,8 @@ def linearized_value(network: Network, t: Term):
             for a, e in xc.items():
                 part = q.mul(coef, q.const(Fraction(e, d)))
                 groups[a] = q.add(groups[a], part) if a in groups else part
-            remainder = network.domain.join(q.const(Fraction(x0, d)), q.const(Fraction(x0 - d + 1, d)))
+            r_lo, r_hi = remainder_range(network, m.args[0], d)
+            remainder = network.domain.join(q.const(Fraction(x0 - r_lo, d)), q.const(Fraction(x0 - r_hi, d)))
             const = q.add(const, q.mul(coef, remainder))
             changed = True
     if any(m.kind == MUL for m in groups):
@@ -96,6 +98,30 @@ def linearized_value(network: Network, t: Term):
     return total
 
 
-def _shares_atoms(x: Term, groups: dict, skip: Term) -> bool:
-    inner = {s for s in T.subterms(x) if s.is_atom}
-    return any(a in inner for a in groups if a is not skip)
+def _correlated_quotients(groups: dict) -> list[Term]:
+    """The quotients by a positive constant whose dividend shares an atom with another
+    monomial, or with another such quotient's dividend (``s30 div 8 - (s30*s0) div 8``:
+    unfolded together, ``s30`` correlates them)."""
+    quotients = {m: {s for s in T.subterms(m.args[0]) if s.is_atom} for m in groups
+                 if m.kind == DIV and m.args[1].kind == CONST and m.args[1].data > 0}
+    in_dividends = Counter(a for inner in quotients.values() for a in inner)
+    out = []
+    for m, inner in quotients.items():
+        if any(a in inner for a in groups if a is not m) or any(in_dividends[a] > 1 for a in inner):
+            out.append(m)
+    return out
+
+
+def remainder_range(network: Network, arg: Term, d: int) -> tuple[int, int]:
+    """The range of ``arg mod d`` (``d > 0``) that ``arg``'s congruence allows (one value
+    when its modulus is a multiple of ``d``: ``s30 mod 8 = 0`` makes ``(s30*s0) div 8``
+    exactly ``s30*s0/8``)."""
+    key = network.split(arg)[1]
+    if key is None or network.key_value(key) is None:
+        return 0, d - 1
+    v = network.value(arg)
+    m = getattr(v, "modulus", 1)
+    if m > 0 and m % d == 0:
+        r = v.residue % d
+        return r, r
+    return 0, d - 1

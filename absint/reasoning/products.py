@@ -36,6 +36,7 @@ from absint.lang import terms as T
 from absint.lang.kinds import CONST, DIV, MAX, MIN, MUL
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade, Network
+from absint.reasoning.linearize import remainder_range
 from domains.bounds import is_infinite
 
 #: how far a factor is unwrapped, and how many bounded products one question looks at
@@ -156,7 +157,7 @@ def chain(network: Network, f: Term) -> Chain:
             if e <= 0:
                 break
             d = d.data
-            r_lo, r_hi = _remainders(network, arg, d)
+            r_lo, r_hi = remainder_range(network, arg, d)
             s2, lo2, hi2 = Fraction(e, d), Fraction(c - r_hi, d), Fraction(c - r_lo, d)
         elif a is not g:  # u*a + k
             s2, lo2, hi2 = u, k, k
@@ -166,19 +167,6 @@ def chain(network: Network, f: Term) -> Chain:
         g = a
         out[g] = (s, lo, hi)
     return out
-
-
-def _remainders(network: Network, arg: Term, d: int) -> tuple[int, int]:
-    """The range of ``arg mod d`` (``d > 0``) that ``arg``'s congruence allows."""
-    key = network.split(arg)[1]
-    if key is None or network.key_value(key) is None:
-        return 0, d - 1
-    v = network.value(arg)
-    m = getattr(v, "modulus", 1)
-    if m > 0 and m % d == 0:
-        r = v.residue % d
-        return r, r
-    return 0, d - 1
 
 
 def relate(fc: Chain, hc: Chain, h_lo, upper: bool) -> Number | None:
