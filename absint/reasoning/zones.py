@@ -49,6 +49,10 @@ from domains.bounds import INF, NEG_INF, is_infinite, linear_range
 MAX_RELAXATIONS = 50_000
 #: searches kept for reuse (least recently used out): a question runs up to four
 MAX_CACHED = 8
+#: a search that reaches more atoms than this has the graph's components ordered for the
+#: rest of its epoch (:meth:`DifferenceBounds._distance_between`): a long chain asked about
+#: each of its links then costs one walk of the graph, not one per question
+ORDER_AFTER = 32
 #: a definition's body with more atoms than this gives no differences (reading its rest's
 #: bounds costs its length; a prefix sum's body has two atoms)
 SHORT_BODY = 8
@@ -75,11 +79,16 @@ class DifferenceBounds:
         #: brought up to date: keys only registered since then touch only their own atoms
         self._sources_removals = -1
         self._sources_logged = 0
+        #: (epoch, atom -> its strongly connected component's place in the reverse
+        #: topological order): built once a search of this epoch was large
+        self._order: tuple[int, dict[Term, int]] | None = None
+        self._order_wanted = -1
 
     def forget(self) -> None:
         """Drop every kept search: a rollback may have taken back facts they used."""
         self._cache.clear()
         self._sources_of.clear()
+        self._order, self._order_wanted = None, -1
 
     def decide(self, g: Term) -> bool | None:
         """The truth of a normal comparison ``k*(x - y) + c <kind> 0`` or ``k*x + c <kind> 0``, or None."""
@@ -148,7 +157,13 @@ class DifferenceBounds:
         kept = self._cache.get((source, False))  # however old: what it shows is still implied
         if kept is not None and shown(kept[1]):
             return True
-        if search and (kept is None or kept[0] != self.network.epoch) and shown(self._paths(source, False)):
+        if not search or (kept is not None and kept[0] == self.network.epoch):
+            return None
+        order = self._current_order()
+        if order is not None:
+            d, _ = self._distance_between(source, target, order)
+            return True if d is not None and proves(d) else None
+        if shown(self._paths(source, False)):
             return True
         return None
 
@@ -161,15 +176,16 @@ class DifferenceBounds:
         once per fact."""
         if source is not target and (self._dead_end(target, reverse=True) or self._dead_end(source, reverse=False)):
             return None, True
+        order = self._current_order()
+        if order is not None:  # at the fixpoint: the direct path among the atoms between, and zero
+            best, done = self._distance_between(source, target, order)
+            return self._through_zero(source, target, best), done
         out = self._paths(source, reverse=False)
         if out is None:
             return None, False
         best = out.get(target)
         if self.network.at_fixpoint:  # the path through zero is the atoms' own bounds: no second search
-            hi, lo = self._bound(target, upper=True), self._bound(source, upper=False)
-            if hi is not None and lo is not None:
-                best = hi - lo if best is None else min(best, hi - lo)
-            return best, True
+            return self._through_zero(source, target, best), True
         back = self._paths(target, reverse=True)
         if back is not None:
             via_zero = _min(d - lo for a, d in out.items() if (lo := self._bound(a, upper=False)) is not None)
@@ -177,6 +193,62 @@ class DifferenceBounds:
             if via_zero is not None and to_target is not None:
                 best = via_zero + to_target if best is None else min(best, via_zero + to_target)
         return best, back is not None
+
+    def _through_zero(self, source: Term, target: Term, best):
+        """``best`` or the path through zero, ``hi(target) - lo(source)``, whichever is less."""
+        hi, lo = self._bound(target, upper=True), self._bound(source, upper=False)
+        if hi is None or lo is None:
+            return best
+        return hi - lo if best is None else min(best, hi - lo)
+
+    def _current_order(self) -> dict[Term, int] | None:
+        """The components' order of this epoch (built on first use), once a search of this
+        epoch was large and while the network is at its fixpoint; else None."""
+        network = self.network
+        if not network.at_fixpoint or self._order_wanted != network.epoch:
+            return None
+        if self._order is None or self._order[0] != network.epoch:
+            self._order = (network.epoch, self._component_order())
+        return self._order[1]
+
+    def _distance_between(self, source: Term, target: Term, order: dict[Term, int]) -> tuple[object | None, bool]:
+        """The shortest direct path ``source -> target`` (None: none), and whether the search
+        finished, through the atoms a path can pass: those whose component lies between
+        ``target``'s and ``source``'s in the order (a path ``s -> x -> t`` has ``order[t] <=
+        order[x] <= order[s]``), and atoms the order does not know. A question on one link of a
+        chain ``u0 <= ... <= u255`` then looks at that link, not at the chain below it.
+
+        Keys registered since the order was built (the epoch unchanged: no value moved) add
+        edges no shorter than the path through zero, which the caller adds: a new key's
+        bounds are its atoms' bounds, and at the fixpoint those are shortest paths from
+        zero. Leaving an atom out only ever loses precision, never soundness."""
+        low, high = order.get(target), order.get(source)
+        if source is target:
+            return 0, True
+        if low is not None and high is not None and low > high:
+            return None, True  # target's component completes after source's: no path
+
+        def between(w: Term) -> bool:
+            o = order.get(w)
+            return o is None or ((low is None or o >= low) and (high is None or o <= high))
+
+        dist = self._search(source, False, between)
+        return (None, False) if dist is None else (dist.get(target), True)
+
+    def _component_order(self) -> dict[Term, int]:
+        """Tarjan's strongly connected components over every difference edge, numbered in
+        the order they complete: whatever a component reaches completes first, so a path
+        ``s -> t`` implies ``order[t] <= order[s]``."""
+        nodes = []
+        for q in self.network.keys():
+            if q.kind == DEF or (q.kind == LIN and len(q.args) == 2 and tuple(q.data[0]) == (1, -1)):
+                nodes.extend(q.args if q.kind == LIN else (q,))
+        def successors(u: Term) -> list[Term]:
+            out = [w for w, _ in self._edges(u, reverse=False)]
+            self.relaxations += len(out)  # the walk is work the scaling tests count too
+            return out
+
+        return strongly_connected_order(nodes, successors)
 
     def _dead_end(self, u: Term, reverse: bool) -> bool:
         """No edge out of ``u`` (into it, with ``reverse``) and no bound of ``u`` to zero on
@@ -223,8 +295,9 @@ class DifferenceBounds:
         self._cache.move_to_end(key)
         return kept[1]
 
-    def _search(self, source: Term, reverse: bool) -> dict[Term, object] | None:
-        """Bellman-Ford by rounds from ``source``, within :data:`MAX_RELAXATIONS`."""
+    def _search(self, source: Term, reverse: bool, admits=None) -> dict[Term, object] | None:
+        """Bellman-Ford by rounds from ``source``, within :data:`MAX_RELAXATIONS`, through the
+        atoms ``admits`` accepts (all of them without it)."""
         dist: dict[Term, object] = {source: 0}
         queue = [source]
         spent = 0
@@ -232,6 +305,8 @@ class DifferenceBounds:
             nxt = []
             for u in queue:
                 for w, weight in self._edges(u, reverse):
+                    if admits is not None and not admits(w):
+                        continue
                     spent += 1
                     if spent > MAX_RELAXATIONS:
                         return None
@@ -243,6 +318,8 @@ class DifferenceBounds:
                         nxt.append(w)
             queue = list(dict.fromkeys(nxt))
         self.relaxations += spent
+        if admits is None and len(dist) > ORDER_AFTER:
+            self._order_wanted = self.network.epoch
         return dist
 
     def _edges(self, u: Term, reverse: bool) -> Iterable[tuple[Term, object]]:
@@ -338,6 +415,50 @@ class DifferenceBounds:
         if any(value is None for value in values):
             return NEG_INF, INF
         return linear_range([v for _, v in others], c, [self.network.domain.bounds(value) for value in values])
+
+
+def strongly_connected_order(nodes: Iterable[Term], successors) -> dict[Term, int]:
+    """Each node reachable from ``nodes`` -> the number of its strongly connected component,
+    numbered as Tarjan's algorithm completes them (iteratively: a chain of thousands of
+    atoms is no recursion depth): a node reaching another has a number at least as large."""
+    index: dict[Term, int] = {}
+    low: dict[Term, int] = {}
+    order: dict[Term, int] = {}
+    stack: list[Term] = []
+    on_stack: set[Term] = set()
+    components = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(successors(root)))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            u, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(successors(w))))
+                elif w in on_stack:
+                    low[u] = min(low[u], index[w])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[u])
+            if low[u] == index[u]:
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    order[w] = components
+                    if w is u:
+                        break
+                components += 1
+    return order
 
 
 def _min(values):
