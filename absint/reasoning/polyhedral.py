@@ -95,6 +95,11 @@ class PolyhedralLayer:
         #: (network removals, registration log length, [(log position, key)]): the linear
         #: keys but differences, brought up to date from the log (:meth:`_other_keys`)
         self._others: tuple[int, int, list[tuple[int, Term]]] = (0, 0, [])
+        #: the same keys by their first atom (entries of keys since cut are skipped by
+        #: ``_others_live``): a slice's check reads the keys of its own atoms only
+        self._others_by_atom: dict[Term, list[Term]] = {}
+        self._others_live: set[Term] = set()
+        self._others_indexed: set[Term] = set()  # in ``_others_by_atom`` once, cut or not
         self._whole_blocks: dict[Term, list[Term]] = {}
 
     # ------------------------------------------------------------ slices
@@ -202,13 +207,18 @@ class PolyhedralLayer:
 
     def _other_keys_inside(self, atoms: list[Term]) -> list[Term]:
         """The linear keys over atoms all in ``atoms`` but the differences ``x - y`` (zones
-        read those whatever their bounds): picked from :meth:`_other_keys`, which is short
-        (a compiler's questions and facts relate sizes by differences mostly), so a slice's
-        check does not walk its atoms' keys (a chain of offsets: every atom's, per question)."""
-        inside = frozenset(atoms)
-        return [q for q in self._other_keys() if all(x in inside for x in q.args)]
+        read those whatever their bounds), looked up by their first atom among ``atoms``:
+        a slice's check does not walk the network's keys (a chain of offsets registers
+        more with every question: walking them all made each check grow with the program)."""
+        self._update_other_keys()
+        inside, live, out = frozenset(atoms), self._others_live, []
+        for a in inside:
+            for q in self._others_by_atom.get(a, ()):
+                if q in live and q not in out and all(x in inside for x in q.args):
+                    out.append(q)
+        return out
 
-    def _other_keys(self) -> list[Term]:
+    def _update_other_keys(self) -> None:
         """Every linear key of the network but the differences, with its log position, brought
         up to date from the registration log (a rollback cuts those logged after its mark); a
         detach makes it read the whole log again, keeping the keys still there."""
@@ -216,13 +226,19 @@ class PolyhedralLayer:
         since = network.registered_since(removals, logged)
         if since is None:
             start, kept, new = 0, [], network.registered
+            self._others_by_atom, self._others_live, self._others_indexed = {}, set(), set()
         else:
             start, new = since
+            self._others_live.difference_update(q for i, q in kept if i >= start)
             kept = [(i, q) for i, q in kept if i < start]
-        kept += [(start + i, q) for i, q in enumerate(new)
+        added = [(start + i, q) for i, q in enumerate(new)
                  if q.kind == LIN and not _is_difference(q) and (since or network.key_value(q) is not None)]
-        self._others = (network.removals, len(network.registered), kept)
-        return [q for _, q in kept]
+        for _, q in added:
+            self._others_live.add(q)
+            if q not in self._others_indexed:
+                self._others_indexed.add(q)
+                self._others_by_atom.setdefault(q.args[0], []).append(q)
+        self._others = (network.removals, len(network.registered), kept + added)
 
     def _box_implies(self, q: Term, lo, hi) -> bool:
         """Whether ``lo <= q <= hi`` follows from its atoms' own bounds (a key a question
