@@ -156,17 +156,19 @@ def test_replacements_count_and_route_through():
     assert decide(b, u0 > s1 + 1).truth is Truth.FALSE
 
 
-@pytest.mark.parametrize("how", ["guards", "asserts", "range", "replacement", "hint"])
+@pytest.mark.parametrize("how", ["guards", "asserts", "asserts replaced", "asserts shortened", "range",
+                                 "replacement", "hint"])
 def test_a_rollback_rebuilds(how):
     se = FakeShapeEnv()
     s0, s1 = se.backed("s0", 8), se.backed("s1", 9)
     u0 = se.unbacked("u0", 0)
     b = ShapeEnvBridge(se)
-    question = {"guards": s0 <= s1, "asserts": u0 <= s1, "range": s0 <= 20,
-                "replacement": sympy.Eq(s1, s0 + 1), "hint": s0 <= s1}[how]
+    question = {"guards": s0 <= s1, "range": s0 <= 20, "replacement": sympy.Eq(s1, s0 + 1),
+                "hint": s0 <= s1}.get(how, u0 <= s1)
     if how == "guards":
         se.guard(s0 <= s1)
-    elif how == "asserts":
+    elif how.startswith("asserts"):
+        se.runtime_assert(u0 >= 0)
         se.runtime_assert(u0 <= s1)
     elif how == "range":
         se.var_to_range[s0] = VR(2, 20)
@@ -182,6 +184,10 @@ def test_a_rollback_rebuilds(how):
         se.backed_var_to_val[s0] = sympy.Integer(10)
     elif how == "asserts":
         se.deferred_runtime_asserts.clear()
+    elif how == "asserts replaced":  # as many asserts, another last one
+        se.deferred_runtime_asserts[None][-1] = SimpleNamespace(expr=u0 >= 1)
+    elif how == "asserts shortened":
+        se.deferred_runtime_asserts[None].pop()
     elif how == "range":
         se.var_to_range[s0] = VR(2)
     elif how == "replacement":
