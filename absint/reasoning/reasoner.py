@@ -255,8 +255,8 @@ class Reasoner:
         ``s77 - s11 - s16*(ceil((s32 - s11)/s16) - 1) <= 0``)."""
         if g.kind not in T.COMPARISON_KINDS:
             return None
-        t = g.args[0]
-        d = distribute(t) or t
+        d = distribute(g.args[0])
+        d = g.args[0] if d is None else d
         e = self.normal_form.rewrite_monomials(d)
         return None if e is d else T.rebuild(g, (e,))
 

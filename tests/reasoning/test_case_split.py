@@ -21,6 +21,7 @@ from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Layer, Truth
 from repo_paths import DOCS
 from term_strategies import int_terms
+from verdict_checks import assert_holds
 from z3_check import z3_implies
 
 I = T.INT
@@ -254,12 +255,7 @@ def check_one_variable_verdicts(facts, guard) -> bool:
     v = r.decide(guard)
     if v.by is not Layer.CASE_SPLIT:
         return False
-    expected = v.truth is Truth.TRUE
-    for p in ONE_VAR_POINTS:
-        if all(_value(f, p) is True for f in facts):
-            got = _value(guard, p)
-            assert got is None or got is expected, f"{v.truth} for {to_smtlib(guard)}, but at {p} it is {got}"
-    assert _z3_all_ints(facts, guard if expected else T.not_(guard)), f"{v.truth} for {to_smtlib(guard)} refuted by Z3"
+    assert_holds(facts, guard, v.truth, ONE_VAR_POINTS)
     return True
 
 

@@ -36,10 +36,16 @@ def check_verdicts(facts, guard, points) -> Truth:
     v = r.decide(guard).truth
     if v is Truth.UNKNOWN or r.contradiction:
         return v
-    expected = v is Truth.TRUE
+    assert_holds(facts, guard, v, points)
+    return v
+
+
+def assert_holds(facts, guard, truth: Truth, points) -> None:
+    """A TRUE or FALSE verdict on ``guard`` holds at every point of ``points`` that
+    satisfies the facts (where ``guard`` has a value), and Z3 agrees over all integers."""
+    expected = truth is Truth.TRUE
     for p in points:
         if all(value_at(f, p) is True for f in facts):
             got = value_at(guard, p)
-            assert got is None or got is expected, f"{v} for {to_smtlib(guard)}, but at {p} it is {got}"
-    assert z3_agrees(facts, guard if expected else T.not_(guard)), f"{v} for {to_smtlib(guard)} refuted by Z3"
-    return v
+            assert got is None or got is expected, f"{truth} for {to_smtlib(guard)}, but at {p} it is {got}"
+    assert z3_agrees(facts, guard if expected else T.not_(guard)), f"{truth} for {to_smtlib(guard)} refuted by Z3"
