@@ -28,7 +28,10 @@ def _trace(tmp_path, questions):
 
 def test_only_what_z3_decides_and_absint_still_leaves_open_is_listed(tmp_path, capsys):
     path = _trace(tmp_path, [
-        # PyTorch's test_python_mod_padding_no_recompile asks it: absint open, Z3 FALSE
+        # u0*(u0 + 1) is even and 2*s0 + 1 odd: absint open, Z3 FALSE
+        ("(= (* u0 (+ u0 1)) (+ (* 2 s0) 1))", "full"),
+        # PyTorch's test_python_mod_padding_no_recompile asks it: decided now by the
+        # case split on the values the guard leaves u0 (it was the open example)
         ("(= (+ u0 (mod (* 3 u0) 4) (- 1)) 0)", "full"),
         ("(>= s0 1)", "entry"),  # this checkout's absint decides it: not listed
         ("(= (mod (* s0 s0 u0) 4) 0)", "full"),  # so does it (s0 even): not listed
@@ -37,7 +40,7 @@ def test_only_what_z3_decides_and_absint_still_leaves_open_is_listed(tmp_path, c
     assert torch_trace_z3.main([str(path), "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
     assert [(f["smt"], f["z3"], f["route"], f["label"]) for f in found] == [
-        ("(= (+ u0 (mod (* 3 u0) 4) (- 1)) 0)", "false", "full", "t::case")]
-    assert found[0]["operators"] == ["mod"]  # 3*u0 is linear
+        ("(= (* u0 (+ u0 1)) (+ (* 2 s0) 1))", "false", "full", "t::case")]
+    assert found[0]["operators"] == ["*"]
     assert torch_trace_z3.main([str(path)]) == 0
-    assert "recorded UNKNOWN: 4; decided by this checkout's absint: 2; of the rest, Z3 decides 1" in capsys.readouterr().out
+    assert "recorded UNKNOWN: 5; decided by this checkout's absint: 3; of the rest, Z3 decides 1" in capsys.readouterr().out
