@@ -55,7 +55,7 @@ def linearized_value(network: Network, t: Term):
     const = q.const(c)
     changed = False
     for _ in range(6):  # nested divisions unfold one level per round
-        divs = _correlated_quotients(groups)
+        divs = _correlated_quotients(network, groups)
         if not divs:
             break
         for m in divs:
@@ -98,18 +98,25 @@ def linearized_value(network: Network, t: Term):
     return total
 
 
-def _correlated_quotients(groups: dict) -> list[Term]:
+def _correlated_quotients(network: Network, groups: dict) -> list[Term]:
     """The quotients by a positive constant whose dividend shares an atom with another
-    monomial, or with another such quotient's dividend (``s30 div 8 - (s30*s0) div 8``:
-    unfolded together, ``s30`` correlates them)."""
+    monomial, or, when the dividend's congruence makes the quotient exact, with another such
+    quotient's dividend (``s30 div 8 - (s30*s0) div 8`` after ``s30 mod 8 = 0``: unfolded
+    together, ``s30`` correlates them; inexact, each would only add its remainder's width)."""
     quotients = {m: {s for s in T.subterms(m.args[0]) if s.is_atom} for m in groups
                  if m.kind == DIV and m.args[1].kind == CONST and m.args[1].data > 0}
     in_dividends = Counter(a for inner in quotients.values() for a in inner)
     out = []
     for m, inner in quotients.items():
-        if any(a in inner for a in groups if a is not m) or any(in_dividends[a] > 1 for a in inner):
+        if any(a in inner for a in groups if a is not m) or (
+                any(in_dividends[a] > 1 for a in inner) and _exact(network, m)):
             out.append(m)
     return out
+
+
+def _exact(network: Network, m: Term) -> bool:
+    r_lo, r_hi = remainder_range(network, m.args[0], m.args[1].data)
+    return r_lo == r_hi
 
 
 def remainder_range(network: Network, arg: Term, d: int) -> tuple[int, int]:

@@ -241,8 +241,10 @@ NONLINEAR_OF_U = st.one_of(
     st.tuples(st.integers(-3, 3), st.integers(2, 5)).map(lambda p: T.mod(T.scale(u, p[0]), c(p[1]))),
     st.tuples(st.integers(-3, 3), st.integers(2, 5)).map(lambda p: T.div(T.scale(u, p[0]), c(p[1]))),
     st.integers(-2, 2).map(lambda k: T.mul(u, T.add(u, c(k)))))
-ONE_VAR_GUARDS = st.tuples(CMP, int_terms([u], max_leaves=3), NONLINEAR_OF_U, st.integers(-8, 8)).map(
-    lambda p: p[0](T.add(p[1], p[2]), c(p[3])))
+#: an equality or disequality with u a term of its sum (what the split reads bounds from)
+ONE_VAR_GUARDS = st.tuples(st.sampled_from([T.eq, T.ne]), st.sampled_from([1, 2, -1, -3]), int_terms([u], max_leaves=3),
+                           NONLINEAR_OF_U, st.integers(-8, 8)).map(
+    lambda p: p[0](T.add(T.scale(u, p[1]), p[2], p[3]), c(p[4])))
 GUARD_VALUES = [0]
 
 
