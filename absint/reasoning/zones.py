@@ -417,15 +417,16 @@ class DifferenceBounds:
         return linear_range([v for _, v in others], c, [self.network.domain.bounds(value) for value in values])
 
 
-def strongly_connected_order(nodes: Iterable[Term], successors) -> dict[Term, int]:
-    """Each node reachable from ``nodes`` -> the number of its strongly connected component,
-    numbered as Tarjan's algorithm completes them (iteratively: a chain of thousands of
-    atoms is no recursion depth): a node reaching another has a number at least as large."""
-    index: dict[Term, int] = {}
-    low: dict[Term, int] = {}
-    order: dict[Term, int] = {}
-    stack: list[Term] = []
-    on_stack: set[Term] = set()
+def strongly_connected_order(nodes: Iterable, successors) -> dict:
+    """Each node reachable from ``nodes`` (any hashable: atoms here, modules in the import
+    check of ``tests/project``) -> the number of its strongly connected component, numbered
+    as Tarjan's algorithm completes them (iteratively: a chain of thousands of atoms is no
+    recursion depth): a node reaching another has a number at least as large."""
+    index: dict = {}
+    low: dict = {}
+    order: dict = {}
+    stack: list = []
+    on_stack: set = set()
     components = 0
     for root in nodes:
         if root in index:

@@ -14,6 +14,7 @@ import pathlib
 
 import pytest
 from repo_paths import ROOT
+from absint.reasoning.zones import strongly_connected_order
 
 PACKAGES = ("absint", "domains")
 MAX_FUNCTION_LINES = 60
@@ -65,49 +66,11 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan, iteratively)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[list[str]] = []
-    counter = 0
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    x = stack.pop()
-                    on_stack.discard(x)
-                    component.append(x)
-                    if x == node:
-                        break
-                if len(component) > 1:
-                    out.append(sorted(component))
-    return out
+    """Strongly connected components with more than one module (the zones' Tarjan)."""
+    groups: dict[int, list[str]] = {}
+    for module, component in strongly_connected_order(graph, lambda m: sorted(graph.get(m, ()))).items():
+        groups.setdefault(component, []).append(module)
+    return [sorted(g) for g in groups.values() if len(g) > 1]
 
 
 def test_no_import_circle_between_modules():
