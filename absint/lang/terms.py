@@ -17,6 +17,9 @@ Canonical forms, established by the constructors (never by later passes):
 * Comparisons are against zero: ``le`` (t <= 0), ``lt`` (t < 0, Real only),
   ``eq``, ``ne``; Int comparisons are divided by the gcd of their coefficients,
   so ``(< x x)`` or ``(= (+ a 1) (+ 1 a))`` fold to constants.
+* Every rewrite from one operator application to another term (constant folding,
+  ``div``/``mod`` by a constant, rounding, the prelude's idioms) is a row of
+  :data:`CONSTRUCTION`, which the constructors run through one engine.
 * Boolean structure is in negation normal form: ``not`` only wraps Bool variables; an
   ``and``/``or`` is flattened, without units or duplicates, and folds when it holds a member
   and its negation. Thinning one further (bounds another member implies, an equality a
@@ -30,7 +33,7 @@ import itertools
 import math
 import operator
 from fractions import Fraction
-from typing import Iterable, Iterator, Union
+from typing import Callable, Iterable, Iterator, Union
 
 import attrs
 
@@ -310,25 +313,50 @@ def mul(*ts: Term) -> Term:
 
 
 def power(base: Term, exponent: Term) -> Term:
-    """``base ^ exponent``: natural constant exponents become products; the rest is an atom."""
+    """``base ^ exponent``; the rows of :data:`CONSTRUCTION` fold natural and exact constant
+    powers, the rest is an atom."""
     _check_numeric(base)
     _check_numeric(exponent)
-    sort = INT if base.sort is INT and exponent.sort is INT else REAL
-    if exponent.kind == CONST:
-        e = exponent.data
-        if e == int(e) and 0 <= e <= 16:
-            e = int(e)
-            if e == 0:
-                return const(1, sort)
-            b = base if sort is INT else to_real(base)
-            return mul(*([b] * e))
-        if base.kind == CONST:
-            v = pow_exact(base.data, e)
-            if v is not None and (sort is REAL or v.denominator == 1):  # Int 2 ^ -1 stays a term
-                return const(v, REAL if sort is REAL else INT)
-    if sort is REAL:
-        base, exponent = to_real(base), to_real(exponent)
-    return _intern(POW, sort, (base, exponent), None)
+    out = _rewritten(POW, base, exponent)
+    if out is not None:
+        return out
+    if base.sort is INT and exponent.sort is INT:
+        return _intern(POW, INT, (base, exponent), None)
+    return _intern(POW, REAL, (to_real(base), to_real(exponent)), None)
+
+
+def _power_sort(base: Term, exponent: Term) -> Sort:
+    return INT if base.sort is INT and exponent.sort is INT else REAL
+
+
+def _natural_exponent(exponent: Term) -> int | None:
+    """A constant exponent in 0..16, as an int (``x ^ 2.0`` too), else None."""
+    if exponent.kind != CONST:
+        return None
+    e = exponent.data
+    return int(e) if e == int(e) and 0 <= e <= 16 else None
+
+
+def _zero_power(base: Term, exponent: Term) -> Term | None:
+    return const(1, _power_sort(base, exponent)) if _natural_exponent(exponent) == 0 else None
+
+
+def _natural_power(base: Term, exponent: Term) -> Term | None:
+    e = _natural_exponent(exponent)
+    if not e:
+        return None
+    return mul(*([base if _power_sort(base, exponent) is INT else to_real(base)] * e))
+
+
+def _constant_power(base: Term, exponent: Term) -> Term | None:
+    """An exact constant power; Int ``2 ^ -1`` stays a term (it is not an integer)."""
+    if base.kind != CONST or exponent.kind != CONST:
+        return None
+    sort = _power_sort(base, exponent)
+    v = pow_exact(base.data, exponent.data)
+    if v is None or (sort is INT and v.denominator != 1):
+        return None
+    return const(v, sort)
 
 
 # ---------------------------------------------------------------- integer division
@@ -355,44 +383,70 @@ def _split_multiples(t: Term, d: int) -> tuple[Term, Term]:
 
 
 def div(x: Term, y: Term) -> Term:
-    """Euclidean integer division; ``div(d*q + r, d) = q + div(r, d)`` for constant ``d``."""
+    """Euclidean integer division; ``div(d*q + r, d) = q + div(r, d)`` for constant ``d``
+    (rows of :data:`CONSTRUCTION`)."""
     _require_int(x, y)
-    if y.kind == CONST:
-        d = y.data
-        if d == 0:
-            return _intern(DIV, INT, (x, y), None)
-        if x.kind == CONST:
-            return const(euclid_div(x.data, d))
-        if d == 1:
-            return x
-        if d == -1:
-            return neg(x)
-        ad = abs(d)
-        q, r = _split_multiples(x, ad)
-        sign = 1 if d > 0 else -1
-        if r.kind == CONST:
-            return add(scale(q, sign), const(euclid_div(r.data, d)))
-        return add(scale(q, sign), _intern(DIV, INT, (r, y), None))
-    return _intern(DIV, INT, (x, y), None)
+    out = _rewritten(DIV, x, y)
+    return _intern(DIV, INT, (x, y), None) if out is None else out
 
 
 def mod(x: Term, y: Term) -> Term:
-    """Euclidean remainder; ``mod(d*q + r, d) = mod(r, d)`` for constant ``d``."""
+    """Euclidean remainder; ``mod(d*q + r, d) = mod(r, |d|)`` for constant ``d``
+    (rows of :data:`CONSTRUCTION`)."""
     _require_int(x, y)
-    if y.kind == CONST:
-        d = y.data
-        if d == 0:
-            return _intern(MOD, INT, (x, y), None)
-        if x.kind == CONST:
-            return const(euclid_mod(x.data, d))
-        ad = abs(d)
-        if ad == 1:
-            return ZERO
-        _, r = _split_multiples(x, ad)
-        if r.kind == CONST:
-            return const(euclid_mod(r.data, ad))
-        return _intern(MOD, INT, (r, const(ad)), None)
-    return _intern(MOD, INT, (x, y), None)
+    out = _rewritten(MOD, x, y)
+    return _intern(MOD, INT, (x, y), None) if out is None else out
+
+
+def _nonzero_constant(y: Term) -> int | None:
+    return y.data if y.kind == CONST and y.data != 0 else None
+
+
+def _constant_quotient(x: Term, y: Term) -> Term | None:
+    d = _nonzero_constant(y)
+    return const(euclid_div(x.data, d)) if d is not None and x.kind == CONST else None
+
+
+def _quotient_by_one(x: Term, y: Term) -> Term | None:
+    return x if y.kind == CONST and y.data == 1 else None
+
+
+def _quotient_by_minus_one(x: Term, y: Term) -> Term | None:
+    return neg(x) if y.kind == CONST and y.data == -1 else None
+
+
+def _quotient_of_multiples(x: Term, y: Term) -> Term | None:
+    """``(d*q + r) div d = q + r div d`` (``-q`` for a negative ``d``: Euclidean division
+    of ``d*q`` by ``d`` is exact whatever the signs)."""
+    d = _nonzero_constant(y)
+    if d is None:
+        return None
+    q, r = _split_multiples(x, abs(d))
+    q = scale(q, 1 if d > 0 else -1)
+    if r.kind == CONST:
+        return add(q, const(euclid_div(r.data, d)))
+    return add(q, _intern(DIV, INT, (r, y), None))
+
+
+def _constant_remainder(x: Term, y: Term) -> Term | None:
+    d = _nonzero_constant(y)
+    return const(euclid_mod(x.data, d)) if d is not None and x.kind == CONST else None
+
+
+def _remainder_by_unit(x: Term, y: Term) -> Term | None:
+    return ZERO if y.kind == CONST and y.data in (1, -1) else None
+
+
+def _remainder_of_multiples(x: Term, y: Term) -> Term | None:
+    """``(d*q + r) mod d = r mod |d|``: the Euclidean remainder depends on ``|d|`` only."""
+    d = _nonzero_constant(y)
+    if d is None:
+        return None
+    ad = abs(d)
+    _, r = _split_multiples(x, ad)
+    if r.kind == CONST:
+        return const(euclid_mod(r.data, ad))
+    return _intern(MOD, INT, (r, const(ad)), None)
 
 
 def as_int_over(t: Term) -> tuple[Term, int] | None:
@@ -408,36 +462,51 @@ def as_int_over(t: Term) -> tuple[Term, int] | None:
 
 
 def to_int(x: Term) -> Term:
-    """Floor of a Real; ``to_int(P/d)`` is ``div(P, d)``."""
-    return _rounded(x, TO_INT, math.floor, 0)
+    """Floor of a Real; ``to_int(P/d)`` is ``div(P, d)`` (rows of :data:`CONSTRUCTION`)."""
+    _check_numeric(x)
+    out = _rewritten(TO_INT, x)
+    return _intern(TO_INT, INT, (x,), None) if out is None else out
 
 
 def ceil(x: Term) -> Term:
-    """Ceiling of a Real; ``ceil(P/d)`` is ``div(P + d - 1, d)``."""
-    return _rounded(x, CEIL, math.ceil, 1)
-
-
-def _rounded(x: Term, kind: Kind, at_constant, up: int) -> Term:
-    """``to_int`` (``up`` 0) or ``ceil`` (``up`` 1) of a Real: an Int is itself, a constant
-    its rounding, ``P/d`` the division ``(P + up*(d - 1)) div d``, else an atom of ``kind``."""
+    """Ceiling of a Real; ``ceil(P/d)`` is ``div(P + d - 1, d)`` (rows of :data:`CONSTRUCTION`)."""
     _check_numeric(x)
-    if x.sort is INT:
-        return x
-    if x.kind == CONST:
-        return const(at_constant(x.data))
-    split = as_int_over(x)
-    if split is not None:
+    out = _rewritten(CEIL, x)
+    return _intern(CEIL, INT, (x,), None) if out is None else out
+
+
+def _rounded_integer(x: Term) -> Term | None:
+    return x if x.sort is INT else None
+
+
+def _rounded_constant(at_constant) -> Callable[[Term], Term | None]:
+    def row(x: Term) -> Term | None:
+        return const(at_constant(x.data)) if x.kind == CONST else None
+
+    return row
+
+
+def _rounded_quotient(up: int) -> Callable[[Term], Term | None]:
+    """``to_int`` (``up`` 0) or ``ceil`` (``up`` 1) of ``P/d``: ``(P + up*(d - 1)) div d``."""
+    def row(x: Term) -> Term | None:
+        split = as_int_over(x)
+        if split is None:
+            return None
         p, d = split
         return div(add(p, const(d - 1)) if up else p, const(d))
-    return _intern(kind, INT, (x,), None)
+
+    return row
 
 
 def rdiv(x: Term, y: Term) -> Term:
     """Real division ``x / y`` (exact); by a non-zero constant it stays linear."""
     x, y = to_real(x), to_real(y)
-    if y.kind == CONST and y.data != 0:
-        return scale(x, 1 / y.data)
-    return _intern(RDIV, REAL, (x, y), None)  # 0 / y too: 0 / 0 is unspecified
+    out = _rewritten(RDIV, x, y)
+    return _intern(RDIV, REAL, (x, y), None) if out is None else out  # 0 / y too: 0 / 0 is unspecified
+
+
+def _real_quotient_by_constant(x: Term, y: Term) -> Term | None:
+    return scale(x, 1 / y.data) if y.kind == CONST and y.data != 0 else None
 
 
 def apply(name: str, *args: Term) -> Term:
@@ -448,13 +517,24 @@ def apply(name: str, *args: Term) -> Term:
 
 def _min_max(kind: Kind, a: Term, b: Term) -> Term:
     sort, (a, b) = _promote((a, b))
-    diff = sub(a, b)
-    if diff.kind == CONST:
-        pick_a = diff.data <= 0 if kind == MIN else diff.data >= 0
-        return a if pick_a else b
+    out = _rewritten(kind, a, b)
+    if out is not None:
+        return out
     if b.id < a.id:
         a, b = b, a
     return _intern(kind, sort, (a, b), None)
+
+
+def _ordered_by_constant(kind: Kind) -> Callable[[Term, Term], Term | None]:
+    """``min``/``max`` of two operands a constant apart is the lesser/greater one."""
+    def row(a: Term, b: Term) -> Term | None:
+        diff = sub(a, b)
+        if diff.kind != CONST:
+            return None
+        pick_a = diff.data <= 0 if kind == MIN else diff.data >= 0
+        return a if pick_a else b
+
+    return row
 
 
 def minimum(*ts: Term) -> Term:
@@ -693,29 +773,55 @@ def xor(a: Term, b: Term) -> Term:
 
 
 def ite(c: Term, a: Term, b: Term) -> Term:
-    """If-then-else; recognises the min/max and ceiling idioms of the SMT-LIB prelude."""
+    """If-then-else; the rows of :data:`CONSTRUCTION` fold a constant condition and recognise
+    the min/max and ceiling idioms of the SMT-LIB prelude."""
     _require_bool(c)
-    if c is TRUE:
-        return a
-    if c is FALSE:
-        return b
+    if a.sort is not BOOL and b.sort is not BOOL:
+        _, (a, b) = _promote((a, b))
+    out = _rewritten(ITE, c, a, b)
+    return _intern(ITE, a.sort, (c, a, b), None) if out is None else out
+
+
+def _ite_of_true(c: Term, a: Term, b: Term) -> Term | None:
+    return a if c is TRUE else None
+
+
+def _ite_of_false(c: Term, a: Term, b: Term) -> Term | None:
+    return b if c is FALSE else None
+
+
+def _ite_of_formulas(c: Term, a: Term, b: Term) -> Term | None:
+    """A Bool ite is ``(c and a) or (not c and b)`` (and_ refuses a numeric branch)."""
     if a.sort is BOOL or b.sort is BOOL:
         return or_(and_(c, a), and_(not_(c), b))
-    sort, (a, b) = _promote((a, b))
-    if a is b:
-        return a
-    if c.kind in (LE, LT):
-        if c is le(a, b) or c is lt(a, b):
-            return minimum(a, b)
-        if c is le(b, a) or c is lt(b, a):
-            return maximum(a, b)
-    if c.kind == EQ and sort is INT:
-        recognised = _ceil_idiom(c, a, b)
-        if recognised is not None:
-            return recognised
+    return None
+
+
+def _ite_of_equal_branches(c: Term, a: Term, b: Term) -> Term | None:
+    return a if a is b else None
+
+
+def _min_idiom(c: Term, a: Term, b: Term) -> Term | None:
+    if c.kind in (LE, LT) and (c is le(a, b) or c is lt(a, b)):
+        return minimum(a, b)
+    return None
+
+
+def _max_idiom(c: Term, a: Term, b: Term) -> Term | None:
+    if c.kind in (LE, LT) and (c is le(b, a) or c is lt(b, a)):
+        return maximum(a, b)
+    return None
+
+
+def _ceil_idiom_row(c: Term, a: Term, b: Term) -> Term | None:
+    return _ceil_idiom(c, a, b) if c.kind == EQ and a.sort is INT else None
+
+
+def _positive_condition(c: Term, a: Term, b: Term) -> Term | None:
+    """``ite(not c, a, b)`` is ``ite(c, b, a)``: a condition and its negation share one term."""
     if c.kind in (NE, NOT):
-        c, a, b = not_(c), b, a
-    return _intern(ITE, sort, (c, a, b), None)
+        return _intern(ITE, a.sort, (not_(c), b, a), None)
+    return None
 
 
 def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
@@ -732,6 +838,70 @@ def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
     if x.sort is not REAL or to_int(x) is not a or eq(to_real(to_int(x)), x) is not c:
         return None
     return ceil(x)
+
+
+# ---------------------------------------------------------------- the constructors' rows
+
+
+@attrs.frozen(slots=True)
+class Rewrite:
+    """A row of the constructors' rule table, the ``construct`` phase of the rules (the
+    others, whose side conditions the reasoner proves, are :mod:`absint.reasoning.rules`):
+    ``kind(*operands)`` equals ``apply(*operands)`` wherever that is not None. Its side
+    conditions are syntactic (a constant divisor is non-zero), so a row holds at every point;
+    ``tests/lang/test_construction_rows.py`` checks each one against the operator table's
+    meaning."""
+
+    name: str
+    kind: Kind
+    apply: Callable[..., "Term | None"]
+
+
+def _rewritten(kind: Kind, *operands: Term) -> Term | None:
+    """The engine of the ``construct`` phase: the first row of ``kind`` that applies, in
+    table order, or None (the constructor then interns the application as it is)."""
+    for row in _ROWS_BY_KIND[kind]:
+        out = row.apply(*operands)
+        if out is not None:
+            return out
+    return None
+
+
+#: every rewrite the constructors make from one operator application to another term, in
+#: the order each kind tries them; the canonical forms of the module docstring (linear
+#: sums, sorted products, comparisons against zero, negation normal form) are how terms
+#: are represented, not rows
+CONSTRUCTION: tuple[Rewrite, ...] = (
+    Rewrite("a quotient of constants folds", DIV, _constant_quotient),
+    Rewrite("a quotient by one is the dividend", DIV, _quotient_by_one),
+    Rewrite("a quotient by minus one is the negated dividend", DIV, _quotient_by_minus_one),
+    Rewrite("multiples of a constant divisor leave the quotient", DIV, _quotient_of_multiples),
+    Rewrite("a remainder of constants folds", MOD, _constant_remainder),
+    Rewrite("a remainder by one or minus one is zero", MOD, _remainder_by_unit),
+    Rewrite("multiples of a constant divisor drop from the remainder", MOD, _remainder_of_multiples),
+    Rewrite("the floor of an integer is itself", TO_INT, _rounded_integer),
+    Rewrite("the floor of a constant folds", TO_INT, _rounded_constant(math.floor)),
+    Rewrite("the floor of an integer sum over d is a quotient", TO_INT, _rounded_quotient(0)),
+    Rewrite("the ceiling of an integer is itself", CEIL, _rounded_integer),
+    Rewrite("the ceiling of a constant folds", CEIL, _rounded_constant(math.ceil)),
+    Rewrite("the ceiling of an integer sum over d is a quotient", CEIL, _rounded_quotient(1)),
+    Rewrite("a real quotient by a non-zero constant is a scaling", RDIV, _real_quotient_by_constant),
+    Rewrite("a power zero is one", POW, _zero_power),
+    Rewrite("a small natural power is a product", POW, _natural_power),
+    Rewrite("an exact power of constants folds", POW, _constant_power),
+    Rewrite("a minimum of operands a constant apart is the lesser", MIN, _ordered_by_constant(MIN)),
+    Rewrite("a maximum of operands a constant apart is the greater", MAX, _ordered_by_constant(MAX)),
+    Rewrite("ite of true is its first branch", ITE, _ite_of_true),
+    Rewrite("ite of false is its second branch", ITE, _ite_of_false),
+    Rewrite("an ite of formulas is a disjunction", ITE, _ite_of_formulas),
+    Rewrite("an ite of equal branches is the branch", ITE, _ite_of_equal_branches),
+    Rewrite("ite(a <= b, a, b) is the minimum", ITE, _min_idiom),
+    Rewrite("ite(b <= a, a, b) is the maximum", ITE, _max_idiom),
+    Rewrite("the ceiling idiom of the SMT-LIB prelude is the ceiling", ITE, _ceil_idiom_row),
+    Rewrite("an ite of a negated condition swaps its branches", ITE, _positive_condition),
+)
+_ROWS_BY_KIND: dict[Kind, tuple[Rewrite, ...]] = {
+    kind: tuple(r for r in CONSTRUCTION if r.kind == kind) for kind in Kind}
 
 
 # ---------------------------------------------------------------- traversal helpers

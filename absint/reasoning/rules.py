@@ -7,6 +7,11 @@ and every group must hold (for a row marked ``known_keys_only``, only terms whos
 facts registered are asked). The driver (:class:`absint.reasoning.normal_form.NormalForm`)
 owns matching, memoisation, and the retry of a rule whose conditions are not proved yet.
 
+The rewrites a term constructor makes (constant folding, ``div``/``mod`` by a constant, the
+prelude's idioms) are the table's first phase, ``construct``: the rows of
+:data:`absint.lang.terms.CONSTRUCTION`, below this package because every term is built
+through them, and with syntactic side conditions only.
+
 Every rule is sound for every integer point, SMT-LIB's ``x div 0`` and ``x mod 0``
 (unspecified functions of ``x``) included: a rule that cancels or moves a divisor proves
 the divisor it keeps non-zero (or the divisor is the same term on both sides).
