@@ -49,6 +49,8 @@ class _Rationals:
 
 def linearized_value(network: Network, t: Term):
     """A rational value for the Int sum ``t``, or None when no monomial could be re-read."""
+    if not any(a.kind == DIV or a.kind == MUL for a in t.args):
+        return None  # nothing to re-read: only quotients (and the monomials they unfold to) and products move
     coefs, c = t.data
     q = _Rationals(network.domain)
     groups = {a: q.const(v) for a, v in zip(t.args, coefs)}
