@@ -18,8 +18,10 @@ Canonical forms, established by the constructors (never by later passes):
   ``eq``, ``ne``; Int comparisons are divided by the gcd of their coefficients,
   so ``(< x x)`` or ``(= (+ a 1) (+ 1 a))`` fold to constants.
 * Every rewrite from one operator application to another term (constant folding,
-  ``div``/``mod`` by a constant, rounding, the prelude's idioms) is a row of
-  :data:`CONSTRUCTION`, which the constructors run through one engine.
+  ``div``/``mod`` by a constant, rounding, the prelude's idioms, a comparison divided by
+  its gcd, a negation pushed into a comparison) is a row of :data:`CONSTRUCTION`, which
+  the constructors run through one engine; what is left to them is the representation
+  (a sum as one ``lin``, sorted operands, a comparison's difference with zero).
 * Boolean structure is in negation normal form: ``not`` only wraps Bool variables; an
   ``and``/``or`` is flattened, without units or duplicates, and folds when it holds a member
   and its negation. Thinning one further (bounds another member implies, an equality a
@@ -553,31 +555,13 @@ def maximum(*ts: Term) -> Term:
 
 # ---------------------------------------------------------------- comparisons
 
-def _primitive_int(coefs: dict[Term, Number], c: int, kind: Kind) -> Term:
-    """``sum coefs[a]*a + c <kind> 0`` divided by the gcd of the coefficients (some non-zero)."""
-    g = math.gcd(*coefs.values())
-    if kind == LE:
-        # sum g*a + c <= 0  <=>  sum a <= floor(-c/g)  <=>  sum a + ceil(c/g) <= 0
-        if g == 1:
-            return _intern_cmp(LE, make_linear(INT, coefs, c))
-        return _intern_cmp(LE, make_linear(INT, {a: v // g for a, v in coefs.items()}, -((-c) // g)))
-    # eq / ne
-    if c % g:
-        return FALSE if kind == EQ else TRUE
-    lead = min([a for a, v in coefs.items() if v], key=_ID)
-    if coefs[lead] < 0:
-        g = -g
-    if g == 1:
-        return _intern_cmp(kind, make_linear(INT, coefs, c))
-    return _intern_cmp(kind, make_linear(INT, {a: v // g for a, v in coefs.items()}, c // g))
-
-
 def _intern_cmp(kind: Kind, t: Term) -> Term:
     return _intern(kind, BOOL, (t,), None)
 
 
 def _compare(kind: Kind, a: Term, b: Term) -> Term:
-    """``a - b <kind> 0`` in canonical form; ``kind`` in le, lt, eq, ne."""
+    """``a - b <kind> 0`` in canonical form (rows of :data:`CONSTRUCTION` fold it, divide it
+    by its coefficients' gcd or its leading one); ``kind`` in le, lt, eq, ne."""
     if a.sort is INT and b.sort is INT:
         sort = INT
     else:
@@ -593,16 +577,80 @@ def _compare(kind: Kind, a: Term, b: Term) -> Term:
             coefs[x] = coefs.get(x, 0) - v
     else:
         coefs[b] = coefs.get(b, 0) - 1
-    if not any(coefs.values()):
-        return boolean({LE: c <= 0, LT: c < 0, EQ: c == 0, NE: c != 0}[kind])
-    if sort is INT:
-        if kind == LT:
-            kind, c = LE, c + 1
-        return _primitive_int(coefs, c, kind)
-    items = sorted([(a, v) for a, v in coefs.items() if v], key=lambda p: p[0].id)
-    lead = items[0][1]
-    g = abs(lead) if kind in (LE, LT) else lead
-    return _intern_cmp(kind, make_linear(REAL, {a: v / g for a, v in items}, c / g))
+    difference = make_linear(sort, coefs, c)
+    out = _rewritten(kind, difference)
+    return _intern_cmp(kind, difference) if out is None else out
+
+
+_HOLDS_AGAINST_ZERO = {LE: operator.le, LT: operator.lt, EQ: operator.eq, NE: operator.ne}
+
+
+def _constant_comparison(kind: Kind) -> Callable[[Term], Term | None]:
+    holds = _HOLDS_AGAINST_ZERO[kind]
+
+    def row(d: Term) -> Term | None:
+        return boolean(holds(d.data, 0)) if d.kind == CONST else None
+
+    return row
+
+
+def _divided(kind: Kind, d: Term, g: Number, c: Number) -> Term:
+    """``d <kind> 0`` as ``(d - c)/g + c' <kind> 0``, the atoms' coefficients divided by ``g``."""
+    div_ = (lambda v: v / g) if d.sort is REAL else (lambda v: v // g)
+    return _intern_cmp(kind, make_linear(d.sort, {a: div_(v) for a, v in zip(d.args, d.data[0])}, c))
+
+
+def _integer_strict(d: Term) -> Term | None:
+    """An integer ``d < 0`` is ``d + 1 <= 0``."""
+    return _compare(LE, d, const(-1)) if d.sort is INT else None
+
+
+def _integer_le_by_gcd(d: Term) -> Term | None:
+    """``sum g*a + c <= 0`` iff ``sum a <= floor(-c/g)`` iff ``sum a + ceil(c/g) <= 0``."""
+    if d.kind != LIN or d.sort is not INT:
+        return None
+    coefs, c = d.data
+    g = math.gcd(*coefs)
+    return None if g == 1 else _divided(LE, d, g, -((-c) // g))
+
+
+def _integer_equality_off_gcd(kind: Kind) -> Callable[[Term], Term | None]:
+    """``sum g*a + c = 0`` has no integer solution when ``g`` does not divide ``c``."""
+    def row(d: Term) -> Term | None:
+        if d.kind != LIN or d.sort is not INT:
+            return None
+        coefs, c = d.data
+        return (FALSE if kind == EQ else TRUE) if c % math.gcd(*coefs) else None
+
+    return row
+
+
+def _integer_equality_by_gcd(kind: Kind) -> Callable[[Term], Term | None]:
+    """An integer (dis)equality divided by its coefficients' gcd, its leading coefficient
+    (the first atom's, by id) made positive: ``-2*x + 4*y = 0`` is ``x - 2*y = 0``."""
+    def row(d: Term) -> Term | None:
+        if d.kind != LIN or d.sort is not INT:
+            return None
+        coefs, c = d.data
+        g = math.gcd(*coefs)
+        if coefs[0] < 0:
+            g = -g
+        return None if g == 1 or c % g else _divided(kind, d, g, c // g)
+
+    return row
+
+
+def _real_by_leading(kind: Kind) -> Callable[[Term], Term | None]:
+    """A real comparison divided by its leading coefficient (its absolute value for an
+    inequality, whose direction a negative one would flip)."""
+    def row(d: Term) -> Term | None:
+        if d.kind != LIN or d.sort is not REAL:
+            return None
+        coefs, c = d.data
+        g = abs(coefs[0]) if kind in (LE, LT) else coefs[0]
+        return None if g == 1 else _divided(kind, d, g, c / g)
+
+    return row
 
 
 def le(a: Term, b: Term) -> Term:
@@ -661,22 +709,34 @@ def _negate(t: Term) -> Term:
     k = t.kind
     if k in (AND, OR):
         return _negations[t]
-    if k == CONST:
-        return FALSE if t.data else TRUE
-    if k == LE:
-        x = t.args[0]
-        if x.sort is INT:  # not (x <= 0)  <=>  -x + 1 <= 0
-            return _compare(LE, ONE, x)
-        return _compare(LT, ZERO_REAL, x)
-    if k == LT:
-        return _compare(LE, ZERO_REAL, t.args[0])
-    if k == EQ:
+    out = _rewritten(NOT, t)
+    return _intern(NOT, BOOL, (t,), None) if out is None else out
+
+
+def _negated_constant(t: Term) -> Term | None:
+    return (FALSE if t.data else TRUE) if t.kind == CONST else None
+
+
+def _negated_le(t: Term) -> Term | None:
+    """``not (x <= 0)`` is ``-x + 1 <= 0`` over the integers, ``0 < x`` over the reals."""
+    if t.kind != LE:
+        return None
+    x = t.args[0]
+    return _compare(LE, ONE, x) if x.sort is INT else _compare(LT, ZERO_REAL, x)
+
+
+def _negated_lt(t: Term) -> Term | None:
+    return _compare(LE, ZERO_REAL, t.args[0]) if t.kind == LT else None
+
+
+def _negated_equality(t: Term) -> Term | None:
+    if t.kind == EQ:
         return _intern_cmp(NE, t.args[0])
-    if k == NE:
-        return _intern_cmp(EQ, t.args[0])
-    if k == NOT:
-        return t.args[0]
-    return _intern(NOT, BOOL, (t,), None)
+    return _intern_cmp(EQ, t.args[0]) if t.kind == NE else None
+
+
+def _double_negation(t: Term) -> Term | None:
+    return t.args[0] if t.kind == NOT else None
 
 
 def _junctions_below(t: Term) -> list[Term]:
@@ -868,10 +928,25 @@ def _rewritten(kind: Kind, *operands: Term) -> Term | None:
 
 
 #: every rewrite the constructors make from one operator application to another term, in
-#: the order each kind tries them; the canonical forms of the module docstring (linear
-#: sums, sorted products, comparisons against zero, negation normal form) are how terms
-#: are represented, not rows
+#: the order each kind tries them (a comparison's one operand is its difference ``a - b``);
+#: the canonical forms of the module docstring (linear sums over atoms sorted by id, sorted
+#: products, comparisons against zero, flattened and/or) are how terms are represented, not rows
 CONSTRUCTION: tuple[Rewrite, ...] = (
+    *(Rewrite(f"a comparison of a constant folds ({kind.value})", kind, _constant_comparison(kind))
+      for kind in (LE, LT, EQ, NE)),
+    Rewrite("an integer strict inequality is a non-strict one, one up", LT, _integer_strict),
+    Rewrite("an integer inequality is divided by its coefficients' gcd", LE, _integer_le_by_gcd),
+    *(Rewrite(f"an integer {name} off its coefficients' gcd folds", kind, _integer_equality_off_gcd(kind))
+      for kind, name in ((EQ, "equality"), (NE, "disequality"))),
+    *(Rewrite(f"an integer {name} is divided by its gcd, leading coefficient positive", kind,
+              _integer_equality_by_gcd(kind)) for kind, name in ((EQ, "equality"), (NE, "disequality"))),
+    *(Rewrite(f"a real comparison is divided by its leading coefficient ({kind.value})", kind, _real_by_leading(kind))
+      for kind in (LE, LT, EQ, NE)),
+    Rewrite("the negation of a constant folds", NOT, _negated_constant),
+    Rewrite("the negation of an inequality is the opposite strict one", NOT, _negated_le),
+    Rewrite("the negation of a strict inequality is the opposite non-strict one", NOT, _negated_lt),
+    Rewrite("the negation of an (dis)equality is the other one", NOT, _negated_equality),
+    Rewrite("a double negation is the formula", NOT, _double_negation),
     Rewrite("a quotient of constants folds", DIV, _constant_quotient),
     Rewrite("a quotient by one is the dividend", DIV, _quotient_by_one),
     Rewrite("a quotient by minus one is the negated dividend", DIV, _quotient_by_minus_one),

@@ -14,6 +14,7 @@ planted wrong row is caught.
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import attrs
@@ -21,8 +22,8 @@ import pytest
 
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate
-from absint.lang.kinds import DIV, ITE, MOD, POW, RDIV, MAX, MIN
-from absint.lang.ops import OPS, Undefined
+from absint.lang.kinds import DIV, ITE, MOD, NOT, POW, RDIV, MAX, MIN
+from absint.lang.ops import COMPARISON_KINDS, OPS, Undefined
 from absint.lang.printer import to_smtlib
 from benchmarks.generators import PRELUDE_TEXT
 from z3_check import z3_unsat
@@ -32,11 +33,13 @@ r = T.var("r", T.REAL)
 b = T.var("b", T.BOOL)
 
 INTS = (x, y, T.const(0), T.const(1), T.const(-1), T.const(3), T.const(-4), T.const(7), T.add(T.scale(x, 6), T.const(5)),
-        T.sub(x, y), T.add(x, T.const(2)), T.scale(y, 3), T.div(x, y), T.mul(x, y))
+        T.sub(x, y), T.add(x, T.const(2)), T.scale(y, 3), T.div(x, y), T.mul(x, y),
+        T.add(T.scale(x, -2), T.scale(y, 4), T.const(6)), T.scale(x, -1))
 REALS = (r, T.const(Fraction(1, 2), T.REAL), T.const(Fraction(-5, 2), T.REAL), T.rdiv(T.add(x, T.const(1)), T.const(4)),
-         T.add(r, T.const(1)), T.to_real(y))
+         T.add(r, T.const(1)), T.to_real(y), T.add(T.scale(r, -3), T.const(1)))
 NUMBERS = INTS + REALS
-CONDITIONS = (T.TRUE, T.FALSE, b, T.le(x, y), T.lt(y, x), T.le(y, x), T.eq(x, T.const(1)), T.ne(x, y), T.not_(b))
+CONDITIONS = (T.TRUE, T.FALSE, b, T.le(x, y), T.lt(y, x), T.le(y, x), T.eq(x, T.const(1)), T.ne(x, y), T.not_(b),
+              T.le(r, T.const(1)), T.lt(r, T.ZERO), T.distinct(*(T.var(f"d{i}", T.INT) for i in range(13))))
 POINTS = [{"x": vx, "y": vy, "r": vr, "b": vb}
           for vx, vy in itertools.product(range(-3, 4), range(-2, 3))
           for vr, vb in ((Fraction(vx, 2), vx % 2 == 0), (Fraction(vy, 3), vy % 2 == 1))]
@@ -51,6 +54,8 @@ def operand_tuples(kind):
         idiom = (T.eq(T.to_real(floor), r), floor, T.add(floor, T.const(1)))
         branches = NUMBERS[:8] + (T.le(x, T.const(0)), b)
         return [idiom, *itertools.product(CONDITIONS, branches, branches)]
+    if kind == NOT:
+        return [(c,) for c in CONDITIONS]
     pool = INTS if kind in (DIV, MOD) else NUMBERS  # div and mod refuse Real operands first
     return list(itertools.product(pool, repeat=OPS[kind].arity[0]))
 
@@ -116,6 +121,10 @@ def brute_force_failures(row):
 
 
 def smtlib_original(kind, operands) -> str:
+    """The application in SMT-LIB; a comparison's one operand is its difference with 0."""
+    if kind in COMPARISON_KINDS:
+        zero = "0.0" if operands[0].sort is T.REAL else "0"
+        return f"({OPS[kind].smtlib} {to_smtlib(operands[0])} {zero})"
     return f"({OPS[kind].smtlib} {' '.join(to_smtlib(a) for a in operands)})"
 
 
@@ -123,6 +132,7 @@ def z3_disagreements(row, limit: int = 6):
     """The first ``limit`` applications whose two sides Z3 can tell apart."""
     out = []
     declarations = "(declare-const x Int)(declare-const y Int)(declare-const r Real)(declare-const b Bool)\n"
+    declarations += "".join(f"(declare-const d{i} Int)" for i in range(13))
     for operands, result in applications(row)[:limit]:
         text = PRELUDE_TEXT + declarations + f"(assert (not (= {smtlib_original(row.kind, operands)} {to_smtlib(result)})))"
         if not z3_unsat(text):
@@ -161,6 +171,11 @@ PLANTED = (
               lambda a, d: T.const(a.data % d.data) if a.kind == d.kind == T.CONST and d.data else None),
     T.Rewrite("planted: min of a constant apart picks the first", MIN,
               lambda a, c: a if T.sub(a, c).kind == T.CONST else None),
+    T.Rewrite("planted: an integer inequality divided by its gcd, rounding down", T.LE,
+              lambda d: T._divided(T.LE, d, g, d.data[1] // g)
+              if d.kind == T.LIN and d.sort is T.INT and (g := math.gcd(*d.data[0])) > 1 else None),
+    T.Rewrite("planted: the negation of an integer inequality keeps its boundary", NOT,
+              lambda t: T.le(T.ZERO, t.args[0]) if t.kind == T.LE and t.args[0].sort is T.INT else None),
 )
 
 
