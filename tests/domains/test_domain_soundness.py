@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from absint.lang import terms as T
 from absint.lang.evaluator import NotEvaluable, evaluate
+from domains import VALUE_DOMAINS
 from domains.congruence import CONGRUENCE
 from domains.interval import INTERVAL
 from domains.interval_congruence import IC
@@ -46,8 +47,13 @@ from domains.interval_congruence import IC
 DOMAINS = {
     "interval": (INTERVAL, {T.INT: int_intervals(False), T.REAL: real_intervals(False)}),
     "congruence": (CONGRUENCE, {T.INT: int_congruences(False), T.REAL: real_congruences(False)}),
-    "interval_congruence": (IC, {T.INT: int_ics(False), T.REAL: real_ics(False)}),
+    "interval-congruence": (IC, {T.INT: int_ics(False), T.REAL: real_ics(False)}),
 }
+
+
+def test_every_registered_domain_is_checked_here():
+    """A domain in ``domains.VALUE_DOMAINS`` without strategies here would go unchecked."""
+    assert {name: domain for name, (domain, _) in DOMAINS.items()} == VALUE_DOMAINS
 
 ARBITRARY = object()  # the term has no defined value at this point: any value is possible
 SOUNDNESS = settings(max_examples=40, deadline=None)

@@ -8,6 +8,7 @@ soundness cases, the sympy bridge both ways, and the polyhedral layer's links.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from fractions import Fraction
 
@@ -22,7 +23,7 @@ from absint.lang.printer import to_infix, to_smtlib
 from absint.readers import smtlib
 from absint.readers.sympy_bridge import TO_SYMPY, SympyToTerms, TermsToSympy, _handler
 from absint.reasoning.links import LINKS
-from domains import congruence, interval, interval_congruence
+from domains import VALUE_DOMAINS
 
 x, y = T.var("x", T.INT), T.var("y", T.INT)
 p = T.var("p", T.REAL)
@@ -67,7 +68,9 @@ PRELUDE = """(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+
 #: kinds whose values the network computes itself (it needs the truth of their Bool operands)
 #: or that are Bool-valued (read by ``truth``/``restrict``, tested in test_domain_soundness)
 NOT_VALUE_DOMAIN_KINDS = {"ite", "le", "lt", "eq", "ne", "distinct", "not", "and", "or"}
-DOMAIN_TABLES = {"interval": interval, "congruence": congruence, "interval×congruence": interval_congruence}
+#: every registered value domain's module (its FORWARD and BACKWARD tables), from the registry:
+#: a new domain is checked here without a row to forget
+DOMAIN_TABLES = {name: importlib.import_module(type(domain).__module__) for name, domain in VALUE_DOMAINS.items()}
 
 
 def _values(t):
