@@ -388,16 +388,14 @@ def div(x: Term, y: Term) -> Term:
     """Euclidean integer division; ``div(d*q + r, d) = q + div(r, d)`` for constant ``d``
     (rows of :data:`CONSTRUCTION`)."""
     _require_int(x, y)
-    out = _rewritten(DIV, x, y)
-    return _intern(DIV, INT, (x, y), None) if out is None else out
+    return _construct(DIV, INT, x, y)
 
 
 def mod(x: Term, y: Term) -> Term:
     """Euclidean remainder; ``mod(d*q + r, d) = mod(r, |d|)`` for constant ``d``
     (rows of :data:`CONSTRUCTION`)."""
     _require_int(x, y)
-    out = _rewritten(MOD, x, y)
-    return _intern(MOD, INT, (x, y), None) if out is None else out
+    return _construct(MOD, INT, x, y)
 
 
 def _nonzero_constant(y: Term) -> int | None:
@@ -466,15 +464,13 @@ def as_int_over(t: Term) -> tuple[Term, int] | None:
 def to_int(x: Term) -> Term:
     """Floor of a Real; ``to_int(P/d)`` is ``div(P, d)`` (rows of :data:`CONSTRUCTION`)."""
     _check_numeric(x)
-    out = _rewritten(TO_INT, x)
-    return _intern(TO_INT, INT, (x,), None) if out is None else out
+    return _construct(TO_INT, INT, x)
 
 
 def ceil(x: Term) -> Term:
     """Ceiling of a Real; ``ceil(P/d)`` is ``div(P + d - 1, d)`` (rows of :data:`CONSTRUCTION`)."""
     _check_numeric(x)
-    out = _rewritten(CEIL, x)
-    return _intern(CEIL, INT, (x,), None) if out is None else out
+    return _construct(CEIL, INT, x)
 
 
 def _rounded_integer(x: Term) -> Term | None:
@@ -503,8 +499,7 @@ def _rounded_quotient(up: int) -> Callable[[Term], Term | None]:
 def rdiv(x: Term, y: Term) -> Term:
     """Real division ``x / y`` (exact); by a non-zero constant it stays linear."""
     x, y = to_real(x), to_real(y)
-    out = _rewritten(RDIV, x, y)
-    return _intern(RDIV, REAL, (x, y), None) if out is None else out  # 0 / y too: 0 / 0 is unspecified
+    return _construct(RDIV, REAL, x, y)  # 0 / y stays too: 0 / 0 is unspecified
 
 
 def _real_quotient_by_constant(x: Term, y: Term) -> Term | None:
@@ -577,9 +572,7 @@ def _compare(kind: Kind, a: Term, b: Term) -> Term:
             coefs[x] = coefs.get(x, 0) - v
     else:
         coefs[b] = coefs.get(b, 0) - 1
-    difference = make_linear(sort, coefs, c)
-    out = _rewritten(kind, difference)
-    return _intern_cmp(kind, difference) if out is None else out
+    return _construct(kind, BOOL, make_linear(sort, coefs, c))
 
 
 _HOLDS_AGAINST_ZERO = {LE: operator.le, LT: operator.lt, EQ: operator.eq, NE: operator.ne}
@@ -709,8 +702,7 @@ def _negate(t: Term) -> Term:
     k = t.kind
     if k in (AND, OR):
         return _negations[t]
-    out = _rewritten(NOT, t)
-    return _intern(NOT, BOOL, (t,), None) if out is None else out
+    return _construct(NOT, BOOL, t)
 
 
 def _negated_constant(t: Term) -> Term | None:
@@ -838,8 +830,7 @@ def ite(c: Term, a: Term, b: Term) -> Term:
     _require_bool(c)
     if a.sort is not BOOL and b.sort is not BOOL:
         _, (a, b) = _promote((a, b))
-    out = _rewritten(ITE, c, a, b)
-    return _intern(ITE, a.sort, (c, a, b), None) if out is None else out
+    return _construct(ITE, a.sort, c, a, b)
 
 
 def _ite_of_true(c: Term, a: Term, b: Term) -> Term | None:
@@ -915,6 +906,12 @@ class Rewrite:
     name: str
     kind: Kind
     apply: Callable[..., "Term | None"]
+
+
+def _construct(kind: Kind, sort: Sort, *operands: Term) -> Term:
+    """``kind(*operands)``: rewritten by the first of its rows that applies, else interned."""
+    out = _rewritten(kind, *operands)
+    return _intern(kind, sort, operands, None) if out is None else out
 
 
 def _rewritten(kind: Kind, *operands: Term) -> Term | None:
