@@ -471,6 +471,21 @@ def to_term(expr, sort_of: SortOf = default_sort_of, sign_of: SignOf | None = No
 
 # ---------------------------------------------------------------- terms -> sympy
 
+#: what sympy raises from inside a function's ``eval`` that it cannot carry out: PyTorch's
+#: ``FloorDiv.eval`` runs ``sympy.simplify``, which differentiates a ``Where`` operand and
+#: fails on its condition (``'GreaterThan' object has no attribute 'diff'``)
+_EVAL_FAILURES = (AttributeError, TypeError, ValueError, RecursionError)
+
+
+def _applied(function, *args):
+    """``function(*args)``, evaluated where sympy can (PyTorch's functions fold constants and
+    cancel common factors), else left unevaluated: the same value, written as applied."""
+    try:
+        return function(*args)
+    except _EVAL_FAILURES:
+        return function(*args, evaluate=False)
+
+
 class TermsToSympy:
     """Writes terms as sympy, memoised per term.
 
@@ -525,12 +540,12 @@ class TermsToSympy:
     def floordiv(self, x, y):
         """``x // y`` for a ``y`` known positive."""
         if self.F is not None:
-            return self.F.FloorDiv(x, y)
+            return _applied(self.F.FloorDiv, x, y)
         return sympy.floor(x / y)
 
     def pymod(self, x, y):
         if self.F is not None:
-            return self.F.PythonMod(x, y)
+            return _applied(self.F.PythonMod, x, y)
         # unevaluated: sympy 1.14 rewrites Mod(4*Mod(x, 3), 5) to Mod(4*Mod(x, 3)**2, 5),
         # which is wrong (x = 2: 3 against 1)
         return sympy.Mod(x, y, evaluate=False)

@@ -332,6 +332,17 @@ def test_back_translation_of_nested_mod_is_not_evaluated_by_sympy():
         assert evaluate(to_term(back), {"x": v}) == want, back
 
 
+@pytest.mark.skipif(TORCH is None, reason="torch not installed")
+def test_back_translation_survives_an_eval_pytorch_cannot_carry_out():
+    # found by test_back_translation_round_trips: PyTorch's FloorDiv.eval simplifies its
+    # operands with sympy, which fails on a Where (AttributeError from inside sympy)
+    expr = STANDIN.FloorDiv(STANDIN.Where(2 * x > STANDIN.FloorDiv(x, y), STANDIN.FloorDiv(x, y), x), x)
+    t = to_term(expr)
+    back = to_sympy(t, {"x": x, "y": y, "z": z}, _torch_functions())
+    for env in ({"x": 7, "y": 2, "z": 0}, {"x": -5, "y": 3, "z": 0}, {"x": 4, "y": -1, "z": 0}):
+        assert evaluate(to_term(back), env) == evaluate(t, env) == ref(back, env)
+
+
 def test_back_translation_of_comparisons_is_readable():
     tb = TermsToSympy({"u0": sympy.Symbol("u0", integer=True), "s0": sympy.Symbol("s0", integer=True),
                        "s1": sympy.Symbol("s1", integer=True)})
