@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from absint.lang import terms as T
-from absint.lang.kinds import AND, CONST, DISTINCT, EQ, MUL, NE, NOT, OR, VAR, Kind
+from absint.lang.kinds import AND, CONST, DISTINCT, EQ, MOD, MUL, NE, NOT, OR, VAR, Kind
 from absint.lang.terms import Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.normal_form import NormalForm, solve_for_variable
@@ -100,9 +100,23 @@ class Facts:
                     self._assume(T.ne(f, T.ZERO))
         network.propagate()
         if kind == EQ and not self.contradiction:
+            if t.kind == MOD:
+                self._remainder_by_constant_factor(t)
             solved = solve_for_variable(g, self._preferred)
             if solved is not None:
                 self._substitute(*solved)
+
+    def _remainder_by_constant_factor(self, t: Term) -> None:
+        """``a mod (k*B) = 0`` with ``B != 0`` proved is also ``a mod |k| = 0`` (``a = k*B*q``),
+        a congruence every key over ``a`` then reads: PyTorch's ``(s6*s11) mod (4*s6 - 4) == 0``
+        and a later ``4*((s6*s11) div 4)``, which is ``s6*s11``. Without ``B != 0`` nothing
+        follows: SMT-LIB's ``a mod 0`` is any value, 0 included."""
+        a, b = t.args
+        if b.kind == CONST:
+            return
+        k, rest = T.content(b)
+        if abs(k) > 1 and self.facade.truth(self.normal_form.normalize(T.ne(rest, T.ZERO))) is True:
+            self._assume(self.normal_form.normalize(T.eq(T.mod(a, T.const(abs(k))), T.ZERO)))
 
     def _substitute(self, x: Term, e: Term) -> None:
         """Bind ``x = e`` and move every key that mentions ``x`` to its new normal form."""
