@@ -588,7 +588,8 @@ def _constant_comparison(kind: Kind) -> Callable[[Term], Term | None]:
 
 
 def _divided(kind: Kind, d: Term, g: Number, c: Number) -> Term:
-    """``d <kind> 0`` as ``(d - c)/g + c' <kind> 0``, the atoms' coefficients divided by ``g``."""
+    """``d``'s atoms with their coefficients divided by ``g``, plus the constant ``c`` (the
+    caller's division of ``d``'s own constant, rounded as its kind needs), compared with 0."""
     div_ = (lambda v: v / g) if d.sort is REAL else (lambda v: v // g)
     return _intern_cmp(kind, make_linear(d.sort, {a: div_(v) for a, v in zip(d.args, d.data[0])}, c))
 
