@@ -183,6 +183,12 @@ def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
     return _intern(LIN, REAL, tuple(atoms), (tuple([Fraction(coefs[a]) for a in atoms]), Fraction(c)))
 
 
+def is_difference(t: Term) -> bool:
+    """Whether ``t`` is ``x - y`` (the keys the difference-bound and polyhedral layers read as
+    edges: canonical sums order their atoms by id, so ``x`` is the older atom)."""
+    return t.kind == LIN and len(t.args) == 2 and tuple(t.data[0]) == (1, -1)
+
+
 def _check_numeric(t: Term) -> None:
     if t.sort is BOOL:
         raise TypeError(f"expected a numeric term, got Bool term {brief(t)}")

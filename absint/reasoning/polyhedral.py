@@ -188,7 +188,7 @@ class PolyhedralLayer:
 
     def _difference_like(self, q: Term, lo, hi) -> bool:
         """A difference ``x - y`` (as zones read them), or a key its atoms' bounds imply."""
-        return _is_difference(q) or self._box_implies(q, lo, hi)
+        return T.is_difference(q) or self._box_implies(q, lo, hi)
 
     def _differences_only(self, atoms: list[Term]) -> bool:
         """``Slice.differences_only`` of the slice over ``atoms``, without building it: every
@@ -232,7 +232,7 @@ class PolyhedralLayer:
             self._others_live.difference_update(q for i, q in kept if i >= start)
             kept = [(i, q) for i, q in kept if i < start]
         added = [(start + i, q) for i, q in enumerate(new)
-                 if q.kind == LIN and not _is_difference(q) and (since or network.key_value(q) is not None)]
+                 if q.kind == LIN and not T.is_difference(q) and (since or network.key_value(q) is not None)]
         for _, q in added:
             self._others_live.add(q)
             if q not in self._others_indexed:
@@ -449,11 +449,6 @@ class PolyhedralLayer:
             lhs = T.add(T.const(con.const), *(T.scale(atom_at[i], v) for i, v in con.coefs))
             out.append(T.eq(lhs, T.ZERO) if con.equality else T.ge(lhs, T.ZERO))
         return out
-
-
-def _is_difference(q: Term) -> bool:
-    """Whether a linear key is a difference ``x - y``."""
-    return len(q.args) == 2 and tuple(q.data[0]) == (1, -1)
 
 
 def _bounded_put(kept: dict, key, value, limit: int) -> None:

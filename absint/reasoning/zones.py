@@ -41,7 +41,7 @@ from collections import OrderedDict
 from typing import Iterable, Iterator
 
 from absint.lang.kinds import CONST, DEF, EQ, LE, LIN, LT, NE, VAR, Kind
-from absint.lang.terms import Term
+from absint.lang.terms import Term, is_difference
 from absint.reasoning.facade import Facade
 from domains.bounds import INF, NEG_INF, is_infinite, linear_range
 
@@ -98,7 +98,7 @@ class DifferenceBounds:
         k, p, c = self.network.split(g.args[0])
         if p is None:
             return None
-        if p.kind == LIN and len(p.args) == 2 and tuple(p.data[0]) == (1, -1):
+        if is_difference(p):
             x, y = p.args
             quick = self._cached_verdict(g.kind, k, c, x, y)
             if quick is not None:
@@ -122,7 +122,7 @@ class DifferenceBounds:
         if g.kind not in (LE, LT):
             return None
         k, p, c = self.network.split(g.args[0])
-        if p is None or p.kind != LIN or len(p.args) != 2 or tuple(p.data[0]) != (1, -1):
+        if p is None or not is_difference(p):
             return None
         if self.network.key_value(p) is not None:
             return None
@@ -241,7 +241,7 @@ class DifferenceBounds:
         ``s -> t`` implies ``order[t] <= order[s]``."""
         nodes = []
         for q in self.network.keys():
-            if q.kind == DEF or (q.kind == LIN and len(q.args) == 2 and tuple(q.data[0]) == (1, -1)):
+            if q.kind == DEF or is_difference(q):
                 nodes.extend(q.args if q.kind == LIN else (q,))
         def successors(u: Term) -> list[Term]:
             out = [w for w, _ in self._edges(u, reverse=False)]
@@ -383,7 +383,7 @@ class DifferenceBounds:
             if q.kind == DEF:
                 yield ("def", q, u)
             elif q.kind == LIN:
-                if len(q.args) == 2 and tuple(q.data[0]) == (1, -1):
+                if is_difference(q):
                     yield ("diff", q)
                 for d in network.parents(q):
                     if d.kind == DEF:

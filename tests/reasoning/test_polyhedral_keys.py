@@ -27,7 +27,7 @@ SLICES = st.lists(st.sets(st.sampled_from(range(5)), min_size=1), min_size=1, ma
 
 def _walked(r: Reasoner, atoms) -> set:
     inside = set(atoms)
-    return {q for q in r.network.keys() if q.kind == LIN and not polyhedral._is_difference(q)
+    return {q for q in r.network.keys() if q.kind == LIN and not T.is_difference(q)
             and all(x in inside for x in q.args)}
 
 
