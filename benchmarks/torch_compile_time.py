@@ -124,8 +124,11 @@ def _trace(how: str, p):
     return out.asserts, out.guards
 
 
-def child(name: str, n: int, mode: str) -> dict:
-    """One traced call in this (fresh) process, after a warm-up; what the parent prints."""
+def child(name: str, n: int, mode: str, collector: bool = True) -> dict:
+    """One traced call in this (fresh) process, after a warm-up; what the parent prints.
+    ``collector=False``: the cyclic GC is off during the call (``--no-gc``)."""
+    import gc
+
     import torch
 
     import torch._dynamo.config as dynamo_config
@@ -140,6 +143,11 @@ def child(name: str, n: int, mode: str) -> dict:
     import islpy  # noqa: F401
     if mode != "off":
         absint_torch.install(mode, unknown="final")
+    if not collector:
+        gc.collect()
+        gc.disable()
+    collections = _CollectorTime()
+    gc.callbacks.append(collections)
     start = time.process_time()
     try:
         asserts, guards = _trace(how, p)
@@ -148,20 +156,39 @@ def child(name: str, n: int, mode: str) -> dict:
         asserts = guards = 0
         ok, error = False, type(e).__name__
     cpu = time.process_time() - start
+    gc.callbacks.remove(collections)
+    gc.enable()
     stats = absint_torch.stats() if mode != "off" else {}
     return {"program": name, "n": n, "mode": mode, "cpu": cpu, "ok": ok, "error": error, "asserts": asserts,
             "guards": guards, "asked": stats.get("asked", 0), "answered": stats.get("answered", 0),
             "torch_decided": stats.get("torch_decided", 0), "disagreements": stats.get("disagreements", 0),
             "to_torch": stats.get("unread", 0) + stats.get("unknown_to_torch", 0),
             "final_unknown": stats.get("final_unknown", 0), "passed_through": stats.get("passed_through", 0),
-            "unbacked_kept": stats.get("unbacked_kept", 0)}
+            "unbacked_kept": stats.get("unbacked_kept", 0), "gc_seconds": collections.seconds,
+            "full_collections": collections.full}
+
+
+class _CollectorTime:
+    """The cyclic GC's CPU inside the traced call (``gc.callbacks``), and its full collections:
+    they run at heap thresholds, so their count steps with the program's size in every mode."""
+
+    def __init__(self):
+        self.seconds, self.full, self._start = 0.0, 0, 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._start = time.process_time()
+            return
+        self.seconds += time.process_time() - self._start
+        self.full += info["generation"] == 2
 
 
 # ---------------------------------------------------------------- the parent
 
 
-def run(name: str, n: int, mode: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "benchmarks.torch_compile_time", "--child", name, str(n), mode],
+def run(name: str, n: int, mode: str, collector: bool = True) -> dict:
+    flags = [] if collector else ["--no-gc"]
+    out = subprocess.run([sys.executable, "-m", "benchmarks.torch_compile_time", "--child", name, str(n), mode, *flags],
                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     if out.returncode != 0 or not lines:
@@ -184,12 +211,14 @@ def _paired_ratio(tries: list[dict], offs: list[dict]) -> float:
 
 def markdown(rows: list[dict]) -> str:
     out = ["| program | N | mode | CPU s | vs off | traced | asserts | asked | answered | PyTorch decided | "
-           "to PyTorch | final None | disagreements |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "to PyTorch | final None | disagreements | GC s | full GCs |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         out.append(f"| {r['program']} | {r['n']} | {r['mode']} | {r['cpu']:.2f} | {r.get('ratio', 1):.2f} | "
                    f"{'ok' if r['ok'] else r['error']} | {r.get('asserts', 0)} | {r.get('asked', '')} | "
                    f"{r.get('answered', '')} | {r.get('torch_decided', '')} | {r.get('to_torch', '')} | "
-                   f"{r.get('final_unknown', '')} | {r.get('disagreements', '')} |")
+                   f"{r.get('final_unknown', '')} | {r.get('disagreements', '')} | {r.get('gc_seconds', 0):.2f} | "
+                   f"{r.get('full_collections', '')} |")
     return "\n".join(out) + "\n"
 
 
@@ -204,10 +233,13 @@ def main(argv: list[str] | None = None) -> int:
                          "paired ratios to off (default 1)")
     ap.add_argument("--markdown", help="write the table here")
     ap.add_argument("--json", action="store_true", help="print the rows as one JSON array at the end")
+    ap.add_argument("--no-gc", action="store_true",
+                    help="the cyclic GC off during each traced call (after a collection): its full "
+                         "collections step at heap thresholds in every mode; this separates them from the trend")
     ap.add_argument("--child", nargs=3, metavar=("PROGRAM", "N", "MODE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.child[0], int(args.child[1]), args.child[2])))
+        print(json.dumps(child(args.child[0], int(args.child[1]), args.child[2], collector=not args.no_gc)))
         return 0
     programs = [p for p in args.programs.split(",") if p]
     modes = [m for m in args.modes.split(",") if m]
@@ -218,17 +250,18 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown: {', '.join(sorted(bad))}")
     rows, worse = [], False
     print(f"{'program':22} {'N':>4} {'mode':>9} {'CPU s':>7} {'vs off':>6} {'traced':>8} {'asserts':>7} "
-          f"{'asked':>6} {'answered':>8} {'torch':>6} {'to torch':>8} {'final':>6}")
+          f"{'asked':>6} {'answered':>8} {'torch':>6} {'to torch':>8} {'final':>6} {'GC s':>5} {'full':>4}")
     for name in programs:
         sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else SIZES[name]
         for n in sizes:
-            for r in paired(lambda mode: run(name, n, mode), modes, args.repeat):
+            for r in paired(lambda mode: run(name, n, mode, not args.no_gc), modes, args.repeat):
                 worse |= r["worse"]
                 rows.append(r)
                 print(f"{name:22} {n:>4} {r['mode']:>9} {r['cpu']:>7.2f} {r['ratio']:>6.2f} "
                       f"{'ok' if r['ok'] else r['error'][:8]:>8} {r.get('asserts', 0):>7} {r.get('asked', 0):>6} "
                       f"{r.get('answered', 0):>8} {r.get('torch_decided', 0):>6} {r.get('to_torch', 0):>8} "
-                      f"{r.get('final_unknown', 0):>6}", flush=True)
+                      f"{r.get('final_unknown', 0):>6} {r.get('gc_seconds', 0):>5.2f} {r.get('full_collections', 0):>4}",
+                      flush=True)
     return finish(rows, markdown, args, worse)
 
 
