@@ -30,6 +30,7 @@ rebuilt from scratch: a stale fact could prove a wrong answer.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import time
@@ -288,12 +289,25 @@ class ShapeEnvBridge:
         sums of a linear form are what ``bound_sympy`` computes)."""
         if not self.facts_complete or not isinstance(expr, sympy.core.relational.Relational):
             return False
-        coefs = linear_coefficients(self._unbacked_replaced(expr.lhs - expr.rhs))
+        coefs = self._difference_coefficients(expr)
         hints = reading.hints(self.se)
         if coefs is None or all(s in hints for s, c in coefs.items() if c):
             return False
         answer = self.decide(expr)
         return answer.truth is Truth.UNKNOWN and answer.by not in UNREAD_BY
+
+    def _difference_coefficients(self, relation) -> dict | None:
+        """``linear_coefficients`` of ``lhs - rhs`` after PyTorch's replacements; each side
+        read on its own first (sympy's subtraction builds and collects a new sum: a third of
+        this check's time), the difference built only when a side is not linear."""
+        read = self._unbacked_replaced(relation)
+        if isinstance(read, sympy.core.relational.Relational):
+            left, right = linear_coefficients(read.lhs), linear_coefficients(read.rhs)
+            if left is not None and right is not None:
+                for s, c in right.items():
+                    left[s] = left.get(s, 0) - c
+                return left
+        return linear_coefficients(self._unbacked_replaced(relation.lhs - relation.rhs))
 
     def _size_oblivious(self, expr) -> Answer:
         """PyTorch's ``size_oblivious=True`` (``_maybe_evaluate_static_worker``, torch 2.13):
@@ -435,8 +449,19 @@ class ShapeEnvBridge:
 UNREAD_BY = frozenset({"gap", "error", "not-boolean", "contradiction"})
 
 
-def _symbols(expr) -> set:
-    return set(getattr(expr, "free_symbols", ()))
+def _symbols(expr) -> frozenset:
+    """``expr``'s free symbols. sympy walks the whole tree for them on every call; PyTorch
+    asks about the same expressions again and again (and each question reads them two to
+    four times), so they are kept by expression, as PyTorch's own lru caches keep answers."""
+    try:
+        return _free_symbols(expr)
+    except TypeError:  # unhashable: not a sympy expression
+        return frozenset(getattr(expr, "free_symbols", ()))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _free_symbols(expr) -> frozenset:
+    return frozenset(getattr(expr, "free_symbols", ()))
 
 
 def linear_coefficients(expr) -> dict | None:

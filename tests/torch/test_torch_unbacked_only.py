@@ -120,3 +120,54 @@ def test_primary_mode_answers_unbacked_only_calls_in_a_real_export():
         absint_torch.uninstall()
     s = out.stats
     assert out.ok and s["unbacked_kept"] > 0 and s["check_failures"] == 0, s
+
+
+def _reference_coefficients(b: ShapeEnvBridge, relation) -> dict | None:
+    """What the check reads, built as PyTorch writes it: sympy's difference of the sides."""
+    coefs = bridge.linear_coefficients(b._unbacked_replaced(relation.lhs - relation.rhs))
+    return None if coefs is None else {s: c for s, c in coefs.items() if c}
+
+
+def _two_sided(rel, symbols, bend: bool):
+    """The relation with its positive terms on the left and the rest on the right (as
+    ``u1 <= u2`` comes from PyTorch); ``bend``: a product of two symbols added to both sides,
+    so that neither side is linear but their difference is."""
+    coefs, c, op = rel
+    left = sum(k * x for k, x in zip(coefs, symbols) if k > 0) + max(c, 0)
+    right = sum(-k * x for k, x in zip(coefs, symbols) if k < 0) - min(c, 0)
+    if bend:
+        left, right = left + symbols[2] * symbols[3], right + symbols[2] * symbols[3]
+    return _OPS[op](left, right, evaluate=False)
+
+
+def _difference_without_negation(self, relation):  # planted: the right side added, not taken away
+    read = self._unbacked_replaced(relation)
+    left, right = bridge.linear_coefficients(read.lhs), bridge.linear_coefficients(read.rhs)
+    if left is None or right is None:
+        return None
+    for s, c in right.items():
+        left[s] = left.get(s, 0) + c
+    return left
+
+
+def _sides_agree(facts, questions, bend) -> None:
+    se, symbols = _program(facts)
+    b = ShapeEnvBridge(se)
+    b.sync()
+    for rel in questions:
+        relation = _two_sided(rel, symbols, bend)
+        got = b._difference_coefficients(relation)
+        got = None if got is None else {s: c for s, c in got.items() if c}
+        assert got == _reference_coefficients(b, relation), (facts, relation)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(facts=_FACTS, questions=st.lists(_REL, min_size=1, max_size=4), bend=st.booleans())
+def test_each_side_read_alone_gives_the_difference_sympy_builds(facts, questions, bend):
+    _sides_agree(facts, questions, bend)
+
+
+def test_planted_sign_error_in_the_sides_is_caught(monkeypatch):
+    monkeypatch.setattr(ShapeEnvBridge, "_difference_coefficients", _difference_without_negation)
+    with pytest.raises(AssertionError):
+        _sides_agree("none", [([1, 0, 0, -1, 0], 0, "le")], bend=False)
