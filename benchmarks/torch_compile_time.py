@@ -24,8 +24,10 @@ alone. Modes: ``off`` (PyTorch alone) and absint.torch's ``fallback``, ``primary
 off, primary, ...), so each try of a mode has a try of ``off`` beside it: the ratio given is the
 median of those paired ratios (each pair's machine drift cancels), the CPU the median of the
 tries. The table gives CPU per mode, the ratio to ``off``, whether the
-trace succeeded, runtime asserts and guards, and absint's counters (asked, answered, PyTorch
-decided, sent to PyTorch). Exit 1 when a mode fails where ``off`` succeeds.
+trace succeeded, runtime asserts and guards, absint's counters (asked, answered, PyTorch
+decided, sent to PyTorch), and the cyclic GC's CPU and full collections inside the traced call
+(``--no-gc``: the collector off during it, which separates its steps, the same in every mode,
+from the trend). Exit 1 when a mode fails where ``off`` succeeds.
 """
 
 from __future__ import annotations
