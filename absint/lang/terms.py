@@ -408,9 +408,14 @@ def _nonzero_constant(y: Term) -> int | None:
     return y.data if y.kind == CONST and y.data != 0 else None
 
 
-def _constant_quotient(x: Term, y: Term) -> Term | None:
-    d = _nonzero_constant(y)
-    return const(euclid_div(x.data, d)) if d is not None and x.kind == CONST else None
+def _constant_division(euclid: Callable[[int, int], int]) -> Callable[[Term, Term], Term | None]:
+    """The row folding ``euclid`` (Euclidean quotient or remainder) of two constants, the
+    divisor non-zero (``x div 0`` stays an application: SMT-LIB leaves it unspecified)."""
+    def row(x: Term, y: Term) -> Term | None:
+        d = _nonzero_constant(y)
+        return const(euclid(x.data, d)) if d is not None and x.kind == CONST else None
+
+    return row
 
 
 def _quotient_by_one(x: Term, y: Term) -> Term | None:
@@ -432,11 +437,6 @@ def _quotient_of_multiples(x: Term, y: Term) -> Term | None:
     if r.kind == CONST:
         return add(q, const(euclid_div(r.data, d)))
     return add(q, _intern(DIV, INT, (r, y), None))
-
-
-def _constant_remainder(x: Term, y: Term) -> Term | None:
-    d = _nonzero_constant(y)
-    return const(euclid_mod(x.data, d)) if d is not None and x.kind == CONST else None
 
 
 def _remainder_by_unit(x: Term, y: Term) -> Term | None:
@@ -951,11 +951,11 @@ CONSTRUCTION: tuple[Rewrite, ...] = (
     Rewrite("the negation of a strict inequality is the opposite non-strict one", NOT, _negated_lt),
     Rewrite("the negation of an (dis)equality is the other one", NOT, _negated_equality),
     Rewrite("a double negation is the formula", NOT, _double_negation),
-    Rewrite("a quotient of constants folds", DIV, _constant_quotient),
+    Rewrite("a quotient of constants folds", DIV, _constant_division(euclid_div)),
     Rewrite("a quotient by one is the dividend", DIV, _quotient_by_one),
     Rewrite("a quotient by minus one is the negated dividend", DIV, _quotient_by_minus_one),
     Rewrite("multiples of a constant divisor leave the quotient", DIV, _quotient_of_multiples),
-    Rewrite("a remainder of constants folds", MOD, _constant_remainder),
+    Rewrite("a remainder of constants folds", MOD, _constant_division(euclid_mod)),
     Rewrite("a remainder by one or minus one is zero", MOD, _remainder_by_unit),
     Rewrite("multiples of a constant divisor drop from the remainder", MOD, _remainder_of_multiples),
     Rewrite("the floor of an integer is itself", TO_INT, _rounded_integer),
