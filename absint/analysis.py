@@ -56,6 +56,7 @@ def analyze_program(program: Program, check_example: bool = True, reasoner: Reas
     """
     r = reasoner if reasoner is not None else Reasoner()
     r.prefer_to_eliminate(s.term for s in program.symbols if s.backed)
+    r.example(program.hints())
     for fact in assumed:
         r.assume(fact)
     definitions, first_use = program.definitions()

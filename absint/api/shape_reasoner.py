@@ -118,6 +118,7 @@ class ShapeReasoner:
                     del self._symbols[name], self._sorts[name], self._hints[name]
                     raise ValueError(f"hint {hint} of {name} contradicts its declaration: {fact}")
             self._reasoner.prefer_to_eliminate([x])  # equalities eliminate input sizes first
+            self._reasoner.example({name: hint})  # where the witness points start
         for fact, t in facts:
             self._assume_term(fact, t)
         return symbol

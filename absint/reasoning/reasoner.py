@@ -39,6 +39,7 @@ from absint.reasoning.simplify import Simplified, simplify
 from absint.reasoning import trail
 from absint.reasoning.trail import Checkpoint, CheckpointError, Trail
 from absint.reasoning.verdict import UNKNOWN, Layer, Truth, Verdict
+from absint.reasoning.witnesses import Witnesses
 from absint.reasoning.zones import DifferenceBounds
 from domains.interval_congruence import IC
 from domains.lattice import ValueDomain
@@ -58,12 +59,14 @@ _LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.ZONES: 2, Layer.PO
 
 class Reasoner:
     def __init__(self, domain: ValueDomain | None = None, budget: int | None = None, relational: bool = True,
-                 backed: Iterable[Term] = (), cases: CaseBudget | None = CaseBudget()):
+                 backed: Iterable[Term] = (), cases: CaseBudget | None = CaseBudget(), witnesses: bool = True):
         """``budget``: propagation steps per fact (default :data:`DEFAULT_BUDGET`);
         ``relational``: whether isl backs layers 0-1; ``backed``: the symbols with
         example values (inputs), which equalities eliminate first; ``cases``: how much
         case splitting an open guard may do (None: none; see
-        :mod:`absint.reasoning.case_split`)."""
+        :mod:`absint.reasoning.case_split`); ``witnesses``: whether models of the facts kept at
+        hand answer an open question UNKNOWN before the relational layers
+        (:mod:`absint.reasoning.witnesses`; off, every verdict is the same, only slower)."""
         self.cases = cases
         self._splits = SplitBackoff()
         self._trail = Trail()
@@ -76,6 +79,9 @@ class Reasoner:
         self.products = ProductBounds(self)
         self.zones = DifferenceBounds(self)
         self.polyhedral = PolyhedralLayer(self) if relational else None
+        self.witnesses = Witnesses(self._trail) if witnesses else None
+        #: the last guard the witness points showed both ways (no case split for it)
+        self._open_at_points: Term | None = None
         self._intake = Facts(self, self.network, self.normal_form, self._trail)
         self._intake.prefer_to_eliminate(backed)
         self.facts: list[Term] = []
@@ -126,6 +132,14 @@ class Reasoner:
         self.facts.append(fact)
         self._trail.push(self.facts.pop)
         self._intake.assume(fact)
+        if self.witnesses is not None:
+            self.witnesses.assume(fact)
+
+    def example(self, values) -> None:
+        """Example values of variables (backed hints, by name): where the witness points
+        start (:mod:`absint.reasoning.witnesses`); no fact is added."""
+        if self.witnesses is not None:
+            self.witnesses.example(values)
 
     # ------------------------------------------------------------ checkpoints
 
@@ -135,7 +149,8 @@ class Reasoner:
         back past or committed."""
         self._trail.recording = True
         self._serial += 1
-        marks = (self.network.mark(), None if self.polyhedral is None else self.polyhedral.mark())
+        marks = (self.network.mark(), None if self.polyhedral is None else self.polyhedral.mark(),
+                 None if self.witnesses is None else self.witnesses.mark())
         cp = Checkpoint(self, self._serial, len(self._trail.entries), marks)
         self._checkpoints.append(cp)
         return cp
@@ -149,10 +164,12 @@ class Reasoner:
         del self._checkpoints[i + 1:]
         self._trail.undo_to(cp.position)
         self.zones.forget()
-        network_mark, polyhedral_mark = cp.marks
+        network_mark, polyhedral_mark, witnesses_mark = cp.marks
         self.network.restore(network_mark)
         if self.polyhedral is not None:
             self.polyhedral.restore(polyhedral_mark)
+        if self.witnesses is not None:
+            self.witnesses.restore(witnesses_mark)
 
     def commit(self, cp: Checkpoint) -> None:
         """Keep what happened since ``cp`` and close it (and the newer ones); with no
@@ -189,7 +206,8 @@ class Reasoner:
             return Verdict.true(Layer.CONTRADICTION)
         g = self.normalize(guard)
         v = self._decide_normal(g, MAX_JUNCTION_DEPTH)
-        if v.truth is Truth.UNKNOWN and self.cases is not None and not self.contradiction:
+        if v.truth is Truth.UNKNOWN and self.cases is not None and not self.contradiction \
+                and self._open_at_points is not g:
             truth = split_decide(self, g, self.cases, self._splits)
             if truth is not Truth.UNKNOWN:
                 return Verdict(truth, Layer.CASE_SPLIT)
@@ -217,6 +235,9 @@ class Reasoner:
             return Verdict.true(Layer.CONTRADICTION)
         if r is not None:
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
+        if self.witnesses is not None and self.witnesses.open(g):
+            self._open_at_points = g
+            return UNKNOWN
         if g.kind in (AND, OR):
             return self._junction(g, depth, relational) if depth > 0 else UNKNOWN
         r = self.zones.decide(g)

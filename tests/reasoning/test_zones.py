@@ -97,7 +97,7 @@ def _atom_verdict(program, reasoner_kwargs=None):
     facts = [T.le(T.sub(V[a], V[b]), k(d)) for a, b, d in diffs]
     facts += [T.le(V[a], k(v)) if upper else T.ge(V[a], k(v)) for a, v, upper in bounds]
     guard = {"le": T.le, "lt": T.lt, "eq": T.eq, "ne": T.ne}[kind](V[i], k(c))
-    r = Reasoner(relational=False, cases=None, **(reasoner_kwargs or {}))
+    r = Reasoner(relational=False, cases=None, witnesses=False, **(reasoner_kwargs or {}))
     for f in facts:
         r.assume(f)
     return facts, guard, (None if r.contradiction else r.decide(guard))
@@ -221,7 +221,7 @@ def _mixed_verdict(program) -> tuple[Truth | None, int]:
     facts += [T.le(V[a], k(v)) if upper else T.ge(V[a], k(v)) for a, v, upper in bounds]
     facts += [f for e in extra for f in EXTRA[e]]
     guard = {"le": T.le, "lt": T.lt, "eq": T.eq, "ne": T.ne}[kind](T.sub(V[i], V[j]) if i != j else V[i], k(c))
-    r = Reasoner(cases=None)
+    r = Reasoner(cases=None, witnesses=False)
     for f in facts:
         r.assume(f)
     if r.contradiction:
@@ -274,7 +274,7 @@ def _zone_verdict(program, order_after: int) -> tuple[Truth, bool]:
     saved = zones.ORDER_AFTER
     zones.ORDER_AFTER = order_after
     try:
-        r = Reasoner(relational=False, cases=None)
+        r = Reasoner(relational=False, cases=None, witnesses=False)
         for f in facts:
             r.assume(f)
         r.decide(T.le(T.sub(V[j], V[i]), k(100)))  # its searches (from the other end) make the order wanted

@@ -1,0 +1,502 @@
+"""Witness points: a few models of the facts kept at hand, to answer UNKNOWN at once.
+
+A question that holds at one model of the facts and fails at another is undecidable by
+any sound reasoner, so the layers after the interval check (difference bounds, named
+sums, isl, expansion, case splits) need not be asked. Such questions are most of what
+PyTorch asks of a jagged program (``u3 == 0``, ``u3 != 0``, ``u3 <= 1`` of every length
+of a split; a prefix sum before its ``torch._check``), and each one cost isl a slice of
+up to 36 atoms: 641 of 1,407 questions of a prefix-sum split over 128 lengths.
+
+A point assigns every variable a value and satisfies every fact taken in so far. Points
+start at the example (backed hints, else 0) and are *repaired* when a fact breaks them:
+one variable of the broken constraint moves just far enough, the constraints over that
+variable are checked again, and what it broke is repaired the same way, a few levels
+deep, within a budget of moves; a point that cannot be repaired is dropped. When the
+points show a question only one way, a copy of one is repaired to show it the other
+way. Sums over variables are kept per point and moved by ``coefficient * step``, so a
+move costs the constraints its variable is in, not their length.
+
+Nothing here ever decides a question: a wrong point can only leave open a question a
+layer would have decided (a precision loss the corpus pins catch), never give a wrong
+TRUE or FALSE. The property tests check every point against the evaluator.
+
+Facts are taken in lazily, when a question needs the points. Under a checkpoint a point is
+changed only as a copy (the one a checkpoint saw stays as it was), so a rollback gives back
+the very points, and the state, of a reasoner never given what was rolled back.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Iterable, Iterator, Mapping
+
+import attrs
+
+from absint.lang import terms as T
+from absint.lang.dag import subterms
+from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
+from absint.lang.kinds import AND, EQ, LE, LIN, LT, NE, OR, VAR, Kind
+from absint.lang.sorts import BOOL, INT
+from absint.lang.terms import Term
+from absint.reasoning.trail import Trail
+
+#: points kept (the first, grown from the example, is never evicted)
+MAX_POINTS = 8
+#: variable moves one repair may try, all levels together
+MOVES_PER_REPAIR = 24
+#: what one repair may spend checking the constraints over moved variables, in units of one
+#: sum's check (a constraint with nonlinear atoms weighs its size): a variable read by
+#: thousands of constraints over products (a corpus file's input size) is not moved
+WORK_PER_REPAIR = 2048
+#: a constraint's size is counted up to this
+MAX_SIZE = 1 << 20
+#: how deep a repair follows what its moves break
+REPAIR_DEPTH = 3
+#: a move that breaks more constraints than this is not tried
+MAX_BROKEN = 2
+
+
+@attrs.frozen(slots=True, eq=False)
+class Constraint:
+    """One conjunct of a fact, or of a question's side: ``sum linear + rest + const <kind> 0``
+    for a comparison, where ``linear`` holds the variables that occur only as plain
+    summands (those a repair may move); ``kind`` None: evaluated whole (and/or, literals)."""
+
+    term: Term
+    kind: Kind | None
+    linear: tuple[tuple[str, object], ...]
+    rest: tuple[tuple[Term, object], ...]
+    const: object
+    names: tuple[str, ...]
+    #: what checking it at a point costs: 1 for a sum kept per point, else its size
+    weight: int = 1
+
+    @property
+    def simple(self) -> bool:
+        """A comparison of a sum of variables: its value is kept per point."""
+        return self.kind is not None and not self.rest
+
+
+@attrs.define(slots=True, eq=False)
+class Point:
+    """Values by variable name, the value of each simple constraint's sum there, and the
+    evaluator's memo of the other terms there (emptied whenever a value moves: the facts
+    of a file share their sub-terms, and checking them one after another reuses it)."""
+
+    values: dict
+    sums: dict = attrs.Factory(dict)
+    memo: dict = attrs.Factory(dict)
+    #: the generation it was made in (:meth:`Witnesses._writable`)
+    generation: int = 0
+
+    def copy(self, generation: int) -> "Point":
+        return Point(dict(self.values), dict(self.sums), generation=generation)
+
+
+class Witnesses:
+    """The points, the constraints they satisfy, and which constraints read each variable."""
+
+    def __init__(self, trail: Trail, max_points: int = MAX_POINTS):
+        self.trail = trail
+        self.max_points = max_points
+        self.constraints: list[Constraint] = []
+        self._taken = 0  # constraints the points satisfy (the rest are pending)
+        self._limit = 0  # constraints a repair must keep: the first ``_limit``
+        #: name -> [(constraint index, coefficient of a plain summand, or None)]
+        self._readers: dict[str, list[tuple[int, object]]] = {}
+        self._weight: dict[str, int] = {}  # name -> the weight of the constraints reading it
+        self._sorts: dict[str, object] = {}
+        self._term_info: dict[Term, tuple[frozenset[str], int]] = {}  # see :meth:`_info`
+        self._walked: set[int] = set()
+        self._defaults: dict[str, object] = {}
+        self.points: list[Point] = [Point({})]
+        #: a point may be changed in place while a checkpoint is open only if made in this
+        #: generation (since the newest mark or restore): any other is in a checkpoint's list
+        self._generation = 0
+        self._rebuild_after = 0  # a failed rebuild is tried again past twice as many constraints
+        self.opened = 0  # questions answered UNKNOWN by the points
+        #: the last question shown open, and the two points that showed it (true, false): for tests
+        self.last_open: Term | None = None
+        self.last_pair: tuple[dict, dict] | None = None
+        self.made = 0  # points made for a question
+
+    # ------------------------------------------------------------ checkpoints
+
+    def mark(self) -> tuple:
+        """What :meth:`restore` puts back: the points as a checkpoint sees them."""
+        self._generation += 1
+        return tuple(self.points), self._taken, self._rebuild_after
+
+    def restore(self, mark: tuple) -> None:
+        points, self._taken, self._rebuild_after = mark
+        self.points = list(points)
+        self._taken = min(self._taken, len(self.constraints))
+        self._generation += 1
+
+    def _writable(self, k: int) -> Point:
+        """Point ``k``, replaced by a copy first if a checkpoint saw it."""
+        p = self.points[k]
+        if self.trail.recording and p.generation != self._generation:
+            p = p.copy(self._generation)
+            self.points[k] = p
+        return p
+
+    # ------------------------------------------------------------ facts
+
+    def example(self, values: Mapping[str, object]) -> None:
+        """Example values (backed hints): where a variable starts in a new point."""
+        self._defaults.update(values)
+
+    def assume(self, fact: Term) -> None:
+        """Take ``fact`` in (its conjuncts, as constraints the points must satisfy)."""
+        for c in _conjuncts(fact):
+            self._add_constraint(_compile(c, self._info))
+
+    def _add_constraint(self, c: Constraint) -> None:
+        i = len(self.constraints)
+        self.constraints.append(c)
+        coefs = dict(c.linear) if c.simple else {}  # a sum moves with its plain summands
+        readers, weight = self._readers, self._weight
+        for name in c.names:
+            entry = (i, coefs.get(name))
+            if name in readers:
+                readers[name].append(entry)
+            else:
+                readers[name] = [entry]
+            weight[name] = weight.get(name, 0) + c.weight
+        self.trail.push(self._pop_constraint)
+
+    def _pop_constraint(self) -> None:
+        c = self.constraints.pop()
+        for name in c.names:
+            self._readers[name].pop()
+            self._weight[name] -= c.weight
+        self._taken = min(self._taken, len(self.constraints))
+
+    def _take_pending(self) -> None:
+        """Bring the points up to every constraint: each broken one repaired or the point dropped."""
+        while self._taken < len(self.constraints):
+            i = self._taken
+            c = self.constraints[i]
+            self._limit = i + 1
+            kept = []
+            for k in range(len(self.points)):
+                p = self._writable(k)
+                self._cover(p, c.names)
+                if c.simple:
+                    p.sums[i] = _linear_value(c, p.values)
+                if self._holds(p, i) or self._repair(p, i):
+                    kept.append(p)
+            self.points = kept
+            self._taken += 1
+        if not self.points and len(self.constraints) >= self._rebuild_after:
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """A point grown from the example through every constraint in order, or none (then
+        not tried again before the constraints double)."""
+        p = Point({}, generation=self._generation)
+        for i, c in enumerate(self.constraints):
+            self._cover(p, c.names)
+            if c.simple:
+                p.sums[i] = _linear_value(c, p.values)
+        for i in range(len(self.constraints)):
+            self._limit = i + 1
+            if not self._holds(p, i) and not self._repair(p, i):
+                self._rebuild_after = 2 * len(self.constraints) + 1
+                return
+        self._keep(p)
+
+    def _cover(self, p: Point, names: Iterable[str]) -> None:
+        for name in names:
+            if name not in p.values:
+                p.values[name] = self._default(name)
+
+    def _default(self, name: str):
+        v = self._defaults.get(name)
+        if v is not None:
+            return v
+        sort = self._sorts.get(name)
+        return False if sort is BOOL else 0
+
+    # ------------------------------------------------------------ questions
+
+    def open(self, g: Term) -> bool:
+        """Whether the points (or a point made for it) show ``g`` both true and false: then
+        no sound reasoner decides it. False says nothing."""
+        self._take_pending()
+        if not self.points:
+            return False
+        self._limit = len(self.constraints)
+        question = _compile(g, self._info)
+        names = question.names
+        at: dict[bool, Point] = {}
+        for p in self.points:
+            self._cover(p, names)
+            t = _truth(question, p)
+            if t is not None and t not in at:
+                at[t] = p
+                if len(at) == 2:
+                    return self._opened(g, at[True], at[False])
+        if len(at) != 1:
+            return False
+        shown, = at
+        made = self._made_for(g, want=not shown)
+        if made is None:
+            return False
+        return self._opened(g, *((at[True], made) if shown else (made, at[False])))
+
+    def _opened(self, g: Term, true_at: Point, false_at: Point) -> bool:
+        self.opened += 1
+        self.last_open, self.last_pair = g, (dict(true_at.values), dict(false_at.values))
+        return True
+
+    def _info(self, t: Term) -> tuple[frozenset[str], int]:
+        """The variable names of ``t`` and its size (capped), kept by term: a file's facts
+        share their sub-terms, which are then walked once (their sorts noted on the way)."""
+        cache = self._term_info
+        got = cache.get(t)
+        if got is not None:
+            return got
+        for x in subterms(t, skip=self._walked):
+            self._walked.add(x.id)
+            if x.kind == VAR:
+                self._sorts.setdefault(x.data, x.sort)
+                cache[x] = (frozenset((x.data,)), 1)
+                continue
+            parts = [cache[a] for a in x.args]
+            names = frozenset().union(*(n for n, _ in parts)) if parts else frozenset()
+            cache[x] = (names, min(MAX_SIZE, 1 + sum(n for _, n in parts)))
+        return cache[t]
+
+    def _made_for(self, g: Term, want: bool) -> Point | None:
+        """A copy of a point repaired so that ``g`` is ``want`` there (kept), or None."""
+        side = g if want else T.not_(g)
+        targets = [_compile(c, self._info) for c in _conjuncts(side)]
+        for p in self.points[:2]:
+            q = p.copy(self._generation)
+            if all(self._repair_target(q, t) for t in targets) and \
+                    all(_target_holds(t, q) for t in targets):
+                self._keep(q)
+                self.made += 1
+                return q
+        return None
+
+    def _keep(self, q: Point) -> None:
+        self.points.append(q)
+        if len(self.points) > self.max_points:
+            del self.points[1]
+
+    # ------------------------------------------------------------ repair
+
+    def _holds(self, p: Point, i: int) -> bool:
+        c = self.constraints[i]
+        if c.simple:
+            return _satisfied(c.kind, p.sums[i])
+        return _target_holds(c, p)
+
+    def _repair(self, p: Point, i: int) -> bool:
+        journal: list = []
+        ok = self._fix(p, self.constraints[i], i, frozenset(), REPAIR_DEPTH, [MOVES_PER_REPAIR, WORK_PER_REPAIR],
+                       journal)
+        if not ok:
+            self._undo(p, journal, 0)
+        return ok
+
+    def _repair_target(self, p: Point, target: Constraint) -> bool:
+        """``target`` (no constraint of the facts) made to hold at ``p``, every fact kept."""
+        journal: list = []
+        ok = self._fix(p, target, None, frozenset(), REPAIR_DEPTH, [MOVES_PER_REPAIR, WORK_PER_REPAIR], journal)
+        if not ok:
+            self._undo(p, journal, 0)
+        return ok
+
+    def _fix(self, p: Point, c: Constraint, i: int | None, frozen: frozenset, depth: int,
+             budget: list[int], journal: list) -> bool:
+        """Make ``c`` (constraint ``i`` of the facts, or a target when None) hold at ``p`` by
+        moving one of its plain variables (not ``frozen``), then mending what that broke,
+        ``depth`` levels; every constraint over a moved variable holds when this returns True."""
+        if self._satisfies(p, c, i):
+            return True
+        if c.kind == OR:
+            return any(self._fix(p, d, None, frozen, depth, budget, journal) for d in _disjuncts(c, self._info))
+        for name, new in self._moves(p, c, frozen):
+            if budget[0] <= 0:
+                return False
+            cost = self._weight.get(name, 0)
+            if cost > budget[1]:
+                continue
+            budget[0] -= 1
+            budget[1] -= cost
+            mark = len(journal)
+            self._move(p, name, new, journal)
+            if self._satisfies(p, c, i) and self._mended(p, name, frozen | {name}, depth, budget, journal) \
+                    and self._satisfies(p, c, i):
+                return True
+            self._undo(p, journal, mark)
+        return False
+
+    def _mended(self, p: Point, name: str, frozen: frozenset, depth: int, budget: list[int], journal: list) -> bool:
+        """Whether the constraints over ``name`` that a move broke hold again, few of them
+        mended ``depth`` levels deep."""
+        broken = [j for j, _ in self._readers.get(name, ()) if j < self._limit and not self._holds(p, j)]
+        if not broken:
+            return True
+        if depth <= 0 or len(broken) > MAX_BROKEN:
+            return False
+        return all(self._fix(p, self.constraints[j], j, frozen, depth - 1, budget, journal) for j in broken) and \
+            all(self._holds(p, j) for j in broken)
+
+    def _satisfies(self, p: Point, c: Constraint, i: int | None) -> bool:
+        return self._holds(p, i) if i is not None else _target_holds(c, p)
+
+    def _moves(self, p: Point, c: Constraint, frozen: frozenset) -> Iterator[tuple[str, object]]:
+        """``(variable, new value)`` that make ``c`` hold, the variable in fewest constraints
+        first (lazily: a repair rarely needs more than the first)."""
+        if c.kind is None or c.kind == OR:
+            return
+        value = _value(c, p)
+        if value is None:
+            return
+        readers = self._readers
+        order = sorted(c.linear, key=lambda nc: len(readers.get(nc[0], ())))
+        for name, coef in order:
+            if name in frozen:
+                continue
+            for step in _steps(c.kind, value, coef, self._sorts.get(name) is INT):
+                yield name, p.values[name] + step
+
+    def _move(self, p: Point, name: str, new, journal: list) -> None:
+        old = p.values[name]
+        journal.append((name, old))
+        p.values[name] = new
+        p.memo.clear()
+        delta = new - old
+        sums = p.sums
+        for j, coef in self._readers.get(name, ()):
+            if coef is not None and j in sums:
+                sums[j] += coef * delta
+
+    def _undo(self, p: Point, journal: list, mark: int) -> None:
+        while len(journal) > mark:
+            name, old = journal.pop()
+            now = p.values[name]
+            p.values[name] = old
+            p.memo.clear()
+            delta = old - now
+            for j, coef in self._readers.get(name, ()):
+                if coef is not None and j in p.sums:
+                    p.sums[j] += coef * delta
+
+
+# ---------------------------------------------------------------- constraints
+
+
+def _conjuncts(t: Term) -> list[Term]:
+    out, todo = [], [t]
+    while todo:
+        x = todo.pop()
+        if x.kind == AND:
+            todo.extend(reversed(x.args))
+        else:
+            out.append(x)
+    return out
+
+
+def _disjuncts(c: Constraint, info) -> list[Constraint]:
+    return [_compile(d, info) for d in c.term.args]
+
+
+def _compile(t: Term, info) -> Constraint:
+    """``t`` as a constraint: a comparison split into its plain variable summands and the
+    rest; ``info(term)``: a term's variable names and size (kept per reasoner)."""
+    if t.kind not in T.COMPARISON_KINDS:
+        names, size = info(t)
+        return Constraint(t, t.kind if t.kind == OR else None, (), (), 0, tuple(names), size)
+    coefs, const = T.linear_parts(t.args[0])
+    rest = [(a, v) for a, v in coefs.items() if a.kind != VAR]
+    inside: set[str] = set()
+    size = 1
+    for a, _ in rest:
+        names, n = info(a)
+        inside.update(names)
+        size += n
+    for a in coefs:
+        if a.kind == VAR:
+            info(a)  # notes its sort
+    linear = tuple((a.data, v) for a, v in coefs.items() if a.kind == VAR and a.data not in inside)
+    rest += [(a, v) for a, v in coefs.items() if a.kind == VAR and a.data in inside]
+    names = tuple(dict.fromkeys([n for n, _ in linear] + sorted(inside)))
+    return Constraint(t, t.kind, linear, tuple(rest), const, names, size if rest else 1)
+
+
+def _linear_value(c: Constraint, values: dict):
+    total = c.const
+    for name, coef in c.linear:
+        total += coef * values[name]
+    return total
+
+
+def _value(c: Constraint, p: Point):
+    """The compared sum of ``c`` at ``p``, or None where it has no value."""
+    total = _linear_value(c, p.values)
+    for atom, coef in c.rest:
+        try:
+            total += coef * evaluate(atom, p.values, p.memo)
+        except NotEvaluable:
+            return None
+    return total
+
+
+def _truth(c: Constraint, p: Point) -> bool | None:
+    """Whether ``c`` holds at ``p``; None where it has no value there."""
+    if c.kind is None or c.kind == OR:
+        return truth_at(c.term, p.values, p.memo)
+    v = _value(c, p)
+    return None if v is None else _satisfied(c.kind, v)
+
+
+def _target_holds(c: Constraint, p: Point) -> bool:
+    return _truth(c, p) is True
+
+
+def _satisfied(kind: Kind, v) -> bool:
+    if kind == LE:
+        return v <= 0
+    if kind == LT:
+        return v < 0
+    if kind == EQ:
+        return v == 0
+    return v != 0
+
+
+def _steps(kind: Kind, v, coef, integral: bool) -> list:
+    """Steps ``d`` of a variable with coefficient ``coef`` that make ``v + coef*d <kind> 0``
+    hold, the smallest first (none where no integer step does)."""
+    if kind == NE:
+        return [1, -1] if v == 0 else []
+    if integral and type(v) is int and type(coef) is int:
+        return _integer_steps(kind, v, coef)
+    exact = Fraction(-v) / coef
+    if kind == EQ:
+        if integral and exact.denominator != 1:
+            return []
+        return [int(exact) if integral else exact]
+    if kind == LE:
+        d = math.floor(exact) if coef > 0 else math.ceil(exact)
+        return [d if integral else exact]
+    if integral:  # LT: strictly past the root
+        return [math.ceil(exact) - 1 if coef > 0 else math.floor(exact) + 1]
+    return [exact - 1 if coef > 0 else exact + 1]
+
+
+def _integer_steps(kind: Kind, v: int, coef: int) -> list[int]:
+    """:func:`_steps` in integers (no Fraction: this is the common case, and the hot one)."""
+    if kind == EQ:
+        q, r = divmod(-v, coef)
+        return [] if r else [q]
+    if kind == LE:  # coef*d <= -v
+        return [(-v) // coef] if coef > 0 else [-((-v) // -coef)]
+    # LT: coef*d <= -v - 1
+    return [(-v - 1) // coef] if coef > 0 else [-((-v - 1) // -coef)]

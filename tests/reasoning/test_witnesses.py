@@ -1,0 +1,195 @@
+"""The witness points (absint.reasoning.witnesses): models of the facts kept at hand, which
+answer UNKNOWN at once a question they show both ways.
+
+What must hold, whatever the program:
+* every point kept satisfies every fact (the evaluator says so);
+* an open question was shown both ways by two such points, and Z3 agrees it is open;
+* no verdict is lost: what the reasoner decides without the points it decides with them.
+A planted error (a move that forgets to keep the sums of the facts it touches) is caught.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from absint.lang import terms as T
+from absint.lang.evaluator import NotEvaluable, evaluate
+from absint.lang.printer import to_smtlib
+from absint.reasoning import witnesses as W
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.verdict import Truth
+from term_strategies import int_terms
+
+NAMES = ("x", "y", "z")
+VARS = [T.var(n, T.INT) for n in NAMES]
+COMPARE = st.sampled_from([T.le, T.lt, T.ge, T.gt, T.eq, T.ne])
+ATOMS = st.tuples(COMPARE, int_terms(VARS, max_leaves=4), int_terms(VARS, max_leaves=4)).map(
+    lambda p: p[0](p[1], p[2]))
+BOOLS = st.one_of(ATOMS, st.tuples(ATOMS, ATOMS).map(lambda p: T.or_(*p)),
+                  st.tuples(ATOMS, ATOMS).map(lambda p: T.and_(*p)))
+LINEAR = st.tuples(st.lists(st.integers(-2, 2), min_size=3, max_size=3), st.integers(-4, 4)).map(
+    lambda p: T.add(T.const(p[1]), *(T.scale(v, c) for v, c in zip(VARS, p[0]))))
+LINEAR_BOOLS = st.tuples(st.sampled_from([T.le, T.lt, T.eq, T.ne]), LINEAR).map(lambda p: p[0](p[1], T.ZERO))
+#: a program: example values, then (fact, question) steps: each question is asked, then the fact assumed
+STEPS = st.lists(st.tuples(st.one_of(BOOLS, LINEAR_BOOLS), st.one_of(BOOLS, LINEAR_BOOLS)), min_size=1, max_size=5)
+HINTS = st.fixed_dictionaries({n: st.integers(-3, 5) for n in NAMES})
+
+
+def _value(t, point):
+    try:
+        return evaluate(t, point)
+    except NotEvaluable:
+        return None
+
+
+def _z3_sat(facts, extra) -> bool | None:
+    z3 = pytest.importorskip("z3")
+    from z3_check import PRELUDE_TEXT
+
+    text = PRELUDE_TEXT + "".join(f"(declare-const {n} Int)\n" for n in NAMES)
+    text += "".join(f"(assert {to_smtlib(f)})\n" for f in [*facts, extra])
+    s = z3.Solver()
+    s.set("timeout", 2000)
+    s.add(z3.parse_smt2_string(text))
+    r = s.check()
+    return None if r == z3.unknown else r == z3.sat
+
+
+def run(hints: dict, steps, check_z3: bool = False) -> tuple[list[Truth], list[Truth]]:
+    """The program's verdicts with and without the points, every point and every open
+    question checked on the way."""
+    on, off = Reasoner(), Reasoner(witnesses=False)
+    on.example(hints)
+    facts: list = []
+    got_on, got_off = [], []
+    for fact, question in steps:
+        before = on.witnesses.opened
+        got_on.append(on.decide(question).truth)
+        got_off.append(off.decide(question).truth)
+        if on.witnesses.opened > before and not on.contradiction:
+            _check_open(facts, on.witnesses.last_open, on.witnesses.last_pair, check_z3)
+        for r in (on, off):
+            r.assume(fact)
+        facts.append(fact)
+        _check_points(on, facts)
+    return got_on, got_off
+
+
+def _check_points(r: Reasoner, facts) -> None:
+    """Every kept point satisfies every fact (once the points have taken them in)."""
+    w = r.witnesses
+    w._take_pending()
+    for p in w.points:
+        for f in facts:
+            assert _value(f, p.values) is True, f"a kept point {p.values} breaks {to_smtlib(f)}"
+
+
+def _check_open(facts, question, pair, check_z3: bool) -> None:
+    true_at, false_at = pair
+    for f in facts:
+        assert _value(f, true_at) is True and _value(f, false_at) is True, \
+            f"a witness of {to_smtlib(question)} breaks {to_smtlib(f)}"
+    assert _value(question, true_at) is True and _value(question, false_at) is False, \
+        f"{to_smtlib(question)} is not shown both ways by {true_at}, {false_at}"
+    if check_z3 and {v.data for v in T.free_vars(question)} <= set(NAMES):  # not a case split's own variable
+        assert _z3_sat(facts, question) is not False and _z3_sat(facts, T.not_(question)) is not False, \
+            f"Z3 decides {to_smtlib(question)}, which the points showed open"
+
+
+def _no_verdict_lost(got_on, got_off) -> None:
+    for a, b in zip(got_on, got_off):
+        assert b is Truth.UNKNOWN or a is b, f"decided {b} without the points, {a} with them"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HINTS, STEPS)
+def test_points_are_models_and_open_questions_are_open(hints, steps):
+    got_on, got_off = run(hints, steps)
+    _no_verdict_lost(got_on, got_off)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HINTS, STEPS)
+def test_z3_agrees_that_open_questions_are_open(hints, steps):
+    pytest.importorskip("z3")
+    run(hints, steps, check_z3=True)
+
+
+def _jagged(n: int):
+    """PyTorch's questions of a split over ``n`` lengths: each prefix sum asked then
+    checked, the total, then ``u == 0``, ``u != 0``, ``u <= 1``, ``u == 1`` of each."""
+    u = [T.var(f"u{i}", T.INT) for i in range(n)]
+    s = T.var("s0", T.INT)
+    steps = [(T.ge(s, T.const(2)), T.TRUE)] + [(T.ge(x, T.ZERO), T.TRUE) for x in u]
+    for k in range(n):
+        prefix = T.le(T.add(*u[:k + 1]), s)
+        steps.append((prefix, prefix))
+    steps.append((T.eq(T.add(*u), s), T.eq(T.add(*u), s)))
+    for x in u:
+        for q in (T.eq(x, T.ZERO), T.ne(x, T.ZERO), T.le(x, T.ONE), T.eq(x, T.ONE)):
+            steps.append((T.TRUE, q))
+    return {"s0": 7}, steps
+
+
+def test_a_jagged_split_asks_isl_nothing_and_loses_nothing():
+    hints, steps = _jagged(40)
+    on, off = Reasoner(), Reasoner(witnesses=False)
+    on.example(hints)
+    verdicts = []
+    for fact, question in steps:
+        verdicts.append((on.decide(question).truth, off.decide(question).truth))
+        on.assume(fact)
+        off.assume(fact)
+    assert all(a is b for a, b in verdicts)
+    open_ = 40 + 1 + 40 * 4  # each prefix sum and the total before its check; 4 of each length
+    assert sum(a is Truth.UNKNOWN for a, _ in verdicts) == open_
+    assert on.witnesses.opened == open_
+    assert on.polyhedral.queries == 0 < off.polyhedral.queries
+
+
+def test_points_follow_a_rollback():
+    x, y = VARS[:2]
+    r = Reasoner()
+    r.example({"x": 3, "y": 3})
+    r.assume(T.le(x, y))
+    assert r.decide(T.eq(x, y)).truth is Truth.UNKNOWN and r.witnesses.opened == 1
+    with r.tentatively():
+        r.assume(T.eq(x, y))
+        assert r.decide(T.eq(x, y)).truth is Truth.TRUE
+    assert r.decide(T.le(x, T.sub(y, T.ONE))).truth is Truth.UNKNOWN
+    _check_points(r, [T.le(x, y)])
+
+
+def test_a_planted_move_that_forgets_the_sums_is_caught(monkeypatch):
+    """A move that leaves the sums of the facts it touches as they were makes points that
+    break facts: the checks above must fail on the jagged questions."""
+    def planted(self, p, name, new, journal):
+        journal.append((name, p.values[name]))
+        p.values[name] = new
+
+    monkeypatch.setattr(W.Witnesses, "_move", planted)
+    hints, steps = _jagged(6)
+    with pytest.raises(AssertionError):
+        run(hints, steps)
+
+
+@pytest.mark.parametrize("kind, v, coef", list(itertools.product(["le", "lt", "eq", "ne"], range(-7, 8), [-3, -2, -1, 1, 2, 3])))
+def test_steps_are_the_smallest_that_make_the_comparison_hold(kind, v, coef):
+    from absint.lang.kinds import EQ, LE, LT, NE
+
+    k = {"le": LE, "lt": LT, "eq": EQ, "ne": NE}[kind]
+    holds = {"le": lambda a: a <= 0, "lt": lambda a: a < 0, "eq": lambda a: a == 0, "ne": lambda a: a != 0}[kind]
+    steps = W._steps(k, v, coef, integral=True)
+    for d in steps:
+        assert holds(v + coef * d)
+    wanted = [d for d in range(-20, 21) if holds(v + coef * d)]
+    if holds(v):
+        return
+    if not wanted:
+        assert steps == []
+    elif kind != "ne":
+        assert min(abs(d) for d in steps) == min(abs(d) for d in wanted)
