@@ -205,9 +205,11 @@ class Reasoner:
         if self.contradiction:
             return Verdict.true(Layer.CONTRADICTION)
         g = self.normalize(guard)
+        self._open_at_points = None
         v = self._decide_normal(g, MAX_JUNCTION_DEPTH)
-        if v.truth is Truth.UNKNOWN and self.cases is not None and not self.contradiction \
-                and self._open_at_points is not g:
+        if v.truth is Truth.UNKNOWN and self._open_at_points is g:
+            return Verdict(Truth.UNKNOWN, Layer.NONE, open_at=self.witnesses.last_pair)
+        if v.truth is Truth.UNKNOWN and self.cases is not None and not self.contradiction:
             truth = split_decide(self, g, self.cases, self._splits)
             if truth is not Truth.UNKNOWN:
                 return Verdict(truth, Layer.CASE_SPLIT)

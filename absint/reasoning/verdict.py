@@ -29,11 +29,15 @@ class Layer(str, enum.Enum):
 class Verdict:
     """A truth and the layer that gave it; a FALSE from a question that asks for a witness
     (``ShapeReasoner.equivalent``) carries ``counterexample``, a point {symbol: value} the
-    evaluator confirmed (not part of equality: a verdict is its truth and layer)."""
+    evaluator confirmed, and an UNKNOWN shown open carries ``open_at`` (neither is part of
+    equality: a verdict is its truth and layer)."""
 
     truth: Truth
     by: Layer = Layer.NONE
     counterexample: dict | None = attrs.field(default=None, eq=False, repr=False)
+    #: an UNKNOWN the witness points showed both ways: (a model of the facts where the guard
+    #: holds, one where it fails), by variable name; no sound reasoner decides such a guard
+    open_at: tuple[dict, dict] | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def letter(self) -> str:

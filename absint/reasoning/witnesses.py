@@ -27,6 +27,7 @@ the very points, and the state, of a reasoner never given what was rolled back.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from typing import Iterable, Iterator, Mapping
@@ -51,6 +52,10 @@ MOVES_PER_REPAIR = 24
 WORK_PER_REPAIR = 2048
 #: a constraint's size is counted up to this
 MAX_SIZE = 1 << 20
+#: where an Int variable with no example value (an unbacked size) starts, one point each: the
+#: values PyTorch asks about of every size (``u == 0``, ``u != 0``, ``u <= 1``, ``u == 1``), so
+#: that those questions are shown open without a repair each
+FILLS = (0, 1, 2)
 #: how deep a repair follows what its moves break
 REPAIR_DEPTH = 3
 #: a move that breaks more constraints than this is not tried
@@ -89,9 +94,11 @@ class Point:
     memo: dict = attrs.Factory(dict)
     #: the generation it was made in (:meth:`Witnesses._writable`)
     generation: int = 0
+    #: the value an Int variable with no example value starts at here (:data:`FILLS`)
+    fill: int = 0
 
     def copy(self, generation: int) -> "Point":
-        return Point(dict(self.values), dict(self.sums), generation=generation)
+        return Point(dict(self.values), dict(self.sums), generation=generation, fill=self.fill)
 
 
 class Witnesses:
@@ -115,6 +122,7 @@ class Witnesses:
         #: generation (since the newest mark or restore): any other is in a checkpoint's list
         self._generation = 0
         self._rebuild_after = 0  # a failed rebuild is tried again past twice as many constraints
+        self._spread_done = False  # whether the points for :data:`FILLS` were made
         self.opened = 0  # questions answered UNKNOWN by the points
         #: the last question shown open, and the two points that showed it (true, false): for tests
         self.last_open: Term | None = None
@@ -126,10 +134,10 @@ class Witnesses:
     def mark(self) -> tuple:
         """What :meth:`restore` puts back: the points as a checkpoint sees them."""
         self._generation += 1
-        return tuple(self.points), self._taken, self._rebuild_after
+        return tuple(self.points), self._taken, self._rebuild_after, self._spread_done
 
     def restore(self, mark: tuple) -> None:
-        points, self._taken, self._rebuild_after = mark
+        points, self._taken, self._rebuild_after, self._spread_done = mark
         self.points = list(points)
         self._taken = min(self._taken, len(self.constraints))
         self._generation += 1
@@ -180,6 +188,7 @@ class Witnesses:
             i = self._taken
             c = self.constraints[i]
             self._limit = i + 1
+            self._spread(c.names)
             kept = []
             for k in range(len(self.points)):
                 p = self._writable(k)
@@ -211,14 +220,29 @@ class Witnesses:
     def _cover(self, p: Point, names: Iterable[str]) -> None:
         for name in names:
             if name not in p.values:
-                p.values[name] = self._default(name)
+                p.values[name] = self._default(name, p.fill)
 
-    def _default(self, name: str):
+    def _default(self, name: str, fill: int = 0):
         v = self._defaults.get(name)
         if v is not None:
             return v
         sort = self._sorts.get(name)
-        return False if sort is BOOL else 0
+        return False if sort is BOOL else fill if sort is INT else 0
+
+    def _spread(self, names: Iterable[str]) -> None:
+        """Once an Int variable without an example value comes, a copy of the first point
+        for each other of :data:`FILLS` (they satisfy every fact so far: only variables no
+        fact has read yet take other values in them)."""
+        if self._spread_done or not self.points:
+            return
+        base = self.points[0]
+        if not any(n not in base.values and n not in self._defaults and self._sorts.get(n) is INT for n in names):
+            return
+        self._spread_done = True
+        for fill in FILLS[1:]:
+            q = base.copy(self._generation)
+            q.fill = fill
+            self.points.insert(1, q)
 
     # ------------------------------------------------------------ questions
 
@@ -231,6 +255,7 @@ class Witnesses:
         self._limit = len(self.constraints)
         question = _compile(g, self._info)
         names = question.names
+        self._spread(names)
         at: dict[bool, Point] = {}
         for p in self.points:
             self._cover(p, names)
@@ -271,14 +296,21 @@ class Witnesses:
         return cache[t]
 
     def _made_for(self, g: Term, want: bool) -> Point | None:
-        """A copy of a point repaired so that ``g`` is ``want`` there (kept), or None."""
+        """A copy of a point repaired so that ``g`` is ``want`` there, or None. The newest
+        point is tried first and replaced by its copy (the base point, grown from the
+        example, is kept): one point then gathers the values PyTorch asks about one
+        variable after another (``u3 != 0`` after ``u2 != 0``), and the pool does not turn
+        over while a program's questions go by."""
         side = g if want else T.not_(g)
         targets = [_compile(c, self._info) for c in _conjuncts(side)]
-        for p in self.points[:2]:
-            q = p.copy(self._generation)
+        for k in dict.fromkeys((len(self.points) - 1, 0)):
+            q = self.points[k].copy(self._generation)
             if all(self._repair_target(q, t) for t in targets) and \
                     all(_target_holds(t, q) for t in targets):
-                self._keep(q)
+                if k == 0:
+                    self._keep(q)
+                else:
+                    self.points[k] = q
                 self.made += 1
                 return q
         return None
@@ -286,7 +318,7 @@ class Witnesses:
     def _keep(self, q: Point) -> None:
         self.points.append(q)
         if len(self.points) > self.max_points:
-            del self.points[1]
+            del self.points[len(FILLS) if self._spread_done else 1]
 
     # ------------------------------------------------------------ repair
 
@@ -340,13 +372,27 @@ class Witnesses:
     def _mended(self, p: Point, name: str, frozen: frozenset, depth: int, budget: list[int], journal: list) -> bool:
         """Whether the constraints over ``name`` that a move broke hold again, few of them
         mended ``depth`` levels deep."""
-        broken = [j for j, _ in self._readers.get(name, ()) if j < self._limit and not self._holds(p, j)]
+        broken = self._broken(p, name)
         if not broken:
             return True
         if depth <= 0 or len(broken) > MAX_BROKEN:
             return False
         return all(self._fix(p, self.constraints[j], j, frozen, depth - 1, budget, journal) for j in broken) and \
             all(self._holds(p, j) for j in broken)
+
+    def _broken(self, p: Point, name: str) -> list[int]:
+        """The constraints over ``name`` (that a repair must keep) that ``p`` breaks."""
+        limit, constraints, sums = self._limit, self.constraints, p.sums
+        out = []
+        for j, coef in self._readers.get(name, ()):
+            if j >= limit:
+                continue
+            if coef is not None:  # a sum kept per point: compared where it is
+                if not _satisfied(constraints[j].kind, sums[j]):
+                    out.append(j)
+            elif not self._holds(p, j):
+                out.append(j)
+        return out
 
     def _satisfies(self, p: Point, c: Constraint, i: int | None) -> bool:
         return self._holds(p, i) if i is not None else _target_holds(c, p)
@@ -360,8 +406,10 @@ class Witnesses:
         if value is None:
             return
         readers = self._readers
-        order = sorted(c.linear, key=lambda nc: len(readers.get(nc[0], ())))
-        for name, coef in order:
+        first = min(c.linear, key=lambda nc: len(readers.get(nc[0], ())), default=None)
+        if first is None:
+            return
+        for name, coef in itertools.chain((first,), _others_by_degree(c.linear, first, readers)):
             if name in frozen:
                 continue
             for step in _steps(c.kind, value, coef, self._sorts.get(name) is INT):
@@ -388,6 +436,12 @@ class Witnesses:
             for j, coef in self._readers.get(name, ()):
                 if coef is not None and j in p.sums:
                     p.sums[j] += coef * delta
+
+
+def _others_by_degree(linear, first, readers) -> Iterator:
+    """The summands but ``first``, in fewest constraints first: sorted only when asked for
+    (a repair rarely needs a second candidate)."""
+    yield from (nc for nc in sorted(linear, key=lambda nc: len(readers.get(nc[0], ()))) if nc is not first)
 
 
 # ---------------------------------------------------------------- constraints

@@ -61,6 +61,8 @@ class Answer:
     truth: Truth
     by: str
     route: str
+    #: an UNKNOWN the witness points showed true and false (no reasoner decides it)
+    shown_open: bool = False
 
 
 class _Tier:
@@ -127,7 +129,7 @@ class ShapeEnvBridge:
 
     def sync(self) -> None:
         """Bring both reasoners up to the ShapeEnv's current knowledge (cheap when nothing changed)."""
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         try:
             key = self._state_key()
             if key != self.seen.key or not key:
@@ -142,7 +144,7 @@ class ShapeEnvBridge:
                 self._sync_asserts()
                 self.seen.key = key
         finally:
-            self.stats.sync_seconds += time.perf_counter() - t0
+            self.stats.sync_seconds += time.thread_time() - t0
 
     def _state_key(self) -> tuple:
         se = self.se
@@ -368,7 +370,7 @@ class ShapeEnvBridge:
         if tier.r.contradiction:
             self.stats.errors["contradiction"] += 1
             return Answer(Truth.UNKNOWN, "contradiction", route)
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         try:
             v = tier.r.decide(self._read(route, expr))
         except UnsupportedExpression as e:
@@ -378,8 +380,8 @@ class ShapeEnvBridge:
             self.stats.errors[f"question: {type(e).__name__}"] += 1
             return Answer(Truth.UNKNOWN, "error", route)
         finally:
-            self.stats.decide_seconds += time.perf_counter() - t0
-        return Answer(v.truth, v.by.value, route)
+            self.stats.decide_seconds += time.thread_time() - t0
+        return Answer(v.truth, v.by.value, route, v.open_at is not None)
 
     def value_at_example(self, expr) -> bool | None:
         """``expr`` at the backed hints and the real unbacked values PyTorch knows; None

@@ -165,6 +165,7 @@ class _Installation:
                 s.disagreements.append(Disagreement("torch", str(expr), torch_word, word, a.route, a.by))
         if a.truth is Truth.UNKNOWN:
             s.undecided += 1
+            s.shown_open += a.shown_open
             if torch_word in ("true", "false") and a.by not in _UNREAD:
                 s.torch_only.append(TorchOnly(str(expr), torch_word, a.route))
         else:

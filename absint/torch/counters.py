@@ -49,12 +49,13 @@ class Stats:
     final_unknown: int = 0  # primary: UNKNOWN returned as None without asking PyTorch
     unknown_to_torch: int = 0  # primary: UNKNOWN sent to PyTorch (ask_torch, size_oblivious)
     undecided: int = 0  # absint UNKNOWN (or could not read the question)
+    shown_open: int = 0  # UNKNOWNs the witness points showed true and false: no reasoner decides them
     gaps: Counter = attrs.Factory(Counter)  # sympy classes absint cannot read, in questions
     fact_gaps: Counter = attrs.Factory(Counter)  # the same, in facts (left out)
     errors: Counter = attrs.Factory(Counter)
     rebuilds: int = 0  # ShapeEnv rollbacks seen
     check_failures: int = 0
-    sync_seconds: float = 0.0
+    sync_seconds: float = 0.0  # CPU of the tracing thread (time.thread_time): what other processes do is not counted
     decide_seconds: float = 0.0
     disagreements: list = attrs.Factory(list)
     torch_only: list = attrs.Factory(list)  # TorchOnly: PyTorch decided, absint read it and said UNKNOWN
@@ -67,7 +68,8 @@ class Stats:
             "asked": self.asked, "passed_through": self.passed_through, "unbacked_kept": self.unbacked_kept,
             "torch_decided": self.torch_decided,
             "decided_by_layer": dict(self.decided), "decided_by_route": dict(self.routes),
-            "answered": self.answered, "undecided": self.undecided, "unread": self.unread,
+            "answered": self.answered, "undecided": self.undecided, "shown_open": self.shown_open,
+            "unread": self.unread,
             "final_unknown": self.final_unknown, "unknown_to_torch": self.unknown_to_torch,
             "gaps": dict(self.gaps), "fact_gaps": dict(self.fact_gaps), "errors": dict(self.errors),
             "rebuilds": self.rebuilds, "check_failures": self.check_failures,
