@@ -1,0 +1,75 @@
+"""A whole diagnosis, in this process: find the questions, choose the checks, verify them by
+running the script again with them pasted.
+
+1. The script runs with absint installed (fallback) and nothing pasted: the questions
+   neither PyTorch nor absint decides (:mod:`.record`), and the fewest checks that decide
+   them (:mod:`.cover`).
+2. It runs again with those checks pasted, absint installed: ``verified`` when no question
+   is left. A question left (a check absint judged enough did not settle what PyTorch
+   then asked, or a new one further on) gets its own checks and another run, up to
+   :data:`ROUNDS` times.
+3. The same without absint, as an export with the pasted lines will run for a user who
+   does not install it: questions absint decided but PyTorch does not get checks too
+   (``without_absint``), until no question is left (``verified_without_absint``).
+
+``emit`` receives progress as JSON-able events (``question``, ``run``), so a parent that
+has to stop the child still knows what was found.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from absint.torch.diagnose import cover, runner
+from absint.torch.diagnose.model import Diagnosis, Run, Suggestion
+
+#: runs after the first, in each mode, to settle questions that are left
+ROUNDS = 3
+
+Emit = Callable[[dict], None]
+
+
+def diagnose(script: str, argv: list[str] | tuple = (), emit: Emit | None = None, rounds: int = ROUNDS) -> Diagnosis:
+    """Diagnose ``script`` run with ``argv`` (see the module docstring)."""
+    argv = list(argv)
+    runs: list[Run] = []
+    first = _run(script, argv, [], True, emit, runs)
+    chosen = cover.choose(first.questions, 0)
+    if first.status not in ("finished", "stopped") or first.traced == 0:
+        return Diagnosis(script, tuple(argv), tuple(runs), tuple(chosen), None, None)
+    chosen, last = _settle(script, argv, chosen, True, None if chosen else first, emit, runs, rounds)
+    verified = last.clean
+    more, plain = _settle(script, argv, chosen, False, None, emit, runs, rounds)
+    return Diagnosis(script, tuple(argv), tuple(runs), tuple(more), verified, plain.clean)
+
+
+def _settle(script, argv, chosen: list[Suggestion], absint: bool, last: Run | None, emit, runs: list[Run],
+            rounds: int) -> tuple[list[Suggestion], Run]:
+    """Run with ``chosen`` pasted; while questions are left, add checks for them and run
+    again. ``last``: a run with exactly ``chosen`` pasted already made (then not repeated)."""
+    if last is None:
+        last = _run(script, argv, chosen, absint, emit, runs)
+    for _ in range(rounds):
+        if last.clean or last.status not in ("finished", "stopped"):
+            break
+        taken = frozenset(s.check.key for s in chosen)
+        more = cover.choose(last.questions, len(runs) - 1, taken)
+        if not more:
+            break
+        chosen = chosen + [Suggestion(s.check, s.covers, s.run, not absint) for s in more]
+        last = _run(script, argv, chosen, absint, emit, runs)
+    return chosen, last
+
+
+def _run(script, argv, chosen: list[Suggestion], absint: bool, emit: Emit | None, runs: list[Run]) -> Run:
+    index = len(runs)
+
+    def question(q) -> None:
+        if emit is not None:
+            emit({"event": "question", "run": index, "absint": absint, "question": q.to_json()})
+
+    r = runner.run_once(script, argv, [s.check for s in chosen], absint, question)
+    runs.append(r)
+    if emit is not None:
+        emit({"event": "run", "run": index, "result": r.to_json()})
+    return r
