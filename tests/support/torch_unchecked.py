@@ -123,6 +123,16 @@ def prefix_ends(values, lengths):
         start = end
     return out
 ''',
+    # N + 1 offsets, each slice end compared with the size inside a comprehension
+    "offsets_in_comprehension": '''
+def offsets_in_comprehension(values, lengths):
+    o = [0]
+    for n in lengths.tolist():
+        torch._check(n >= 0)
+        o.append(o[-1] + n)
+    torch._check(o[-1] <= values.size(0))
+    return [values[a:b].sum() if b <= values.size(0) else values.sum() for a, b in zip(o, o[1:])]
+''',
     # N pieces, each viewed in pairs (divisibility, in a comprehension)
     "pieces_in_pairs": '''
 def pieces_in_pairs(values, lengths):

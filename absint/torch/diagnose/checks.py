@@ -165,7 +165,7 @@ def _in_comprehension(lines: list[str], names: Names, where: Where) -> str | Non
     used = {w for line in lines for w in _IDENTIFIER.findall(line)} & names.loop_names
     if not used:
         return "\n".join(lines)
-    if where.clause is None or not used <= where.clause[2]:
+    if where.clause is None or not used <= where.clause[2] or names.shadowing:
         return None
     target, iterable, _ = where.clause
     return "\n".join(f"for {target} in {iterable}: {line}" for line in lines)

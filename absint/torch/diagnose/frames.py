@@ -69,6 +69,7 @@ class Frame:
     first_line: int
     values: dict
     outer: "Frame | None" = None
+    free: frozenset = frozenset()  # the code's free variables (a comprehension's: the enclosing frame's)
 
     @property
     def comprehension(self) -> bool:
@@ -95,7 +96,8 @@ def _live_frame(files: UserFiles) -> Frame | None:
 
 
 def _frame_of(code, line: int, values: dict) -> Frame:
-    return Frame(code.co_filename, line or code.co_firstlineno, code.co_name, code.co_firstlineno, values)
+    return Frame(code.co_filename, line or code.co_firstlineno, code.co_name, code.co_firstlineno, values,
+                 None, frozenset(code.co_freevars))
 
 
 def _dynamo_frame(files: UserFiles) -> Frame | None:
@@ -160,7 +162,9 @@ def names_of(frame: Frame, used: frozenset[str], read: Callable) -> Names:
                 continue
             _add_value(names, name, value, (0 if name in used else 1 + level), ints, used, read)
     if frame.comprehension:
-        names.loop_names = frozenset(n for n in frame.values if not n.startswith("."))
+        names.loop_names = frozenset(n for n in frame.values if not n.startswith(".") and n not in frame.free)
+        if frame.outer is not None and names.loop_names & set(frame.outer.values):
+            names.shadowing = True  # a `for` pasted outside would overwrite the enclosing frame's
     return names
 
 

@@ -84,6 +84,8 @@ class Run:
     message: str | None
     traced: int
     questions: tuple[Question, ...]
+    errors: tuple[str, ...] = ()  # absint's own failures working out a question's checks
+    culprit: str | None = None  # the key of the pasted check an error was raised at
 
     @property
     def clean(self) -> bool:
@@ -93,11 +95,12 @@ class Run:
         d = attrs.asdict(self, recurse=False)
         d["pasted"] = list(self.pasted)
         d["questions"] = [q.to_json() for q in self.questions]
+        d["errors"] = list(self.errors)
         return d
 
     @classmethod
     def from_json(cls, d: dict) -> "Run":
-        return cls(**{**d, "pasted": tuple(d["pasted"]),
+        return cls(**{**d, "pasted": tuple(d["pasted"]), "errors": tuple(d.get("errors", ())),
                       "questions": tuple(Question.from_json(q) for q in d["questions"])})
 
 

@@ -45,20 +45,41 @@ def diagnose(script: str, argv: list[str] | tuple = (), emit: Emit | None = None
 
 def _settle(script, argv, chosen: list[Suggestion], absint: bool, last: Run | None, emit, runs: list[Run],
             rounds: int) -> tuple[list[Suggestion], Run]:
-    """Run with ``chosen`` pasted; while questions are left, add checks for them and run
-    again. ``last``: a run with exactly ``chosen`` pasted already made (then not repeated)."""
+    """Run with ``chosen`` pasted; while questions are left, add checks for them, and when a
+    pasted check made the run fail (one the example violates at a pass it was not found
+    at: its runtime assert fails at once), drop it for others; run again each time.
+    ``last``: a run with exactly ``chosen`` pasted already made (then not repeated)."""
+    banned: set[str] = set()
     if last is None:
         last = _run(script, argv, chosen, absint, emit, runs)
     for _ in range(rounds):
-        if last.clean or last.status not in ("finished", "stopped"):
+        if last.clean:
             break
-        taken = frozenset(s.check.key for s in chosen)
-        more = cover.choose(last.questions, len(runs) - 1, taken)
-        if not more:
+        if last.status == "error" and last.culprit is not None:
+            banned.add(last.culprit)
+            chosen = _replaced(chosen, last.culprit, runs, banned)
+        elif last.status in ("finished", "stopped"):
+            taken = frozenset(s.check.key for s in chosen) | banned
+            more = cover.choose(last.questions, len(runs) - 1, taken)
+            if not more:
+                break
+            chosen = chosen + [Suggestion(s.check, s.covers, s.run, not absint) for s in more]
+        else:
             break
-        chosen = chosen + [Suggestion(s.check, s.covers, s.run, not absint) for s in more]
         last = _run(script, argv, chosen, absint, emit, runs)
     return chosen, last
+
+
+def _replaced(chosen: list[Suggestion], culprit: str, runs: list[Run], banned: set[str]) -> list[Suggestion]:
+    """``chosen`` without the check ``culprit``, its questions covered by other checks."""
+    kept = [s for s in chosen if s.check.key != culprit]
+    taken = frozenset(s.check.key for s in kept) | banned
+    for s in chosen:
+        if s.check.key == culprit:
+            questions = [q for q in runs[s.run].questions if q.index in s.covers]
+            kept += [Suggestion(n.check, n.covers, n.run, s.without_absint)
+                     for n in cover.choose(questions, s.run, taken)]
+    return kept
 
 
 def _run(script, argv, chosen: list[Suggestion], absint: bool, emit: Emit | None, runs: list[Run]) -> Run:

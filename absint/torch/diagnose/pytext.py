@@ -24,7 +24,8 @@ class Names:
     texts: dict = attrs.Factory(dict)  # term id -> list of (rank, text)
     terms: dict = attrs.Factory(dict)  # term id -> term
     families: list = attrs.Factory(list)  # (rank, text, members) of lists of unbacked symbols
-    loop_names: frozenset = frozenset()  # a comprehension's targets (then the check needs its `for`)
+    loop_names: frozenset = frozenset()  # a comprehension's own names (then the check needs its `for`)
+    shadowing: bool = False  # some of them are also the enclosing frame's
 
     def add(self, t: Term, text: str, rank: tuple) -> None:
         self.texts.setdefault(t.id, []).append((rank, text))

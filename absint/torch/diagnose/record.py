@@ -25,6 +25,7 @@ import weakref
 from typing import Callable, Iterator
 
 import attrs
+import sympy
 
 from absint.readers.sympy_bridge import SympyToTerms
 from absint.torch import reading
@@ -49,6 +50,7 @@ class Recorder:
         self.questions: list[Question] = []
         self.traced = 0
         self.errors: list[str] = []
+        self.violations: list[str] = []  # keys of pasted checks false at the example
         self._bridges: dict = {}
         self._places: dict = {}  # (needed, file, line) -> index
         self._busy = False
@@ -57,7 +59,11 @@ class Recorder:
     def on_assert(self, se, fact, msg: str) -> None:
         """``guard_or_defer_runtime_assert(fact, msg)`` was called: a question when ``msg``
         says real-tensor propagation answered it."""
-        if self._busy or not isinstance(msg, str) or not msg.startswith(PREFIX):
+        if self._busy or not isinstance(msg, str):
+            return
+        if not msg.startswith(PREFIX):
+            if self.line_maps:
+                self._check_pasted(se, fact)
             return
         self._busy = True
         try:
@@ -67,6 +73,21 @@ class Recorder:
             self._bare(fact, msg)
         finally:
             self._busy = False
+
+    def _check_pasted(self, se, fact) -> None:
+        """A runtime assert made at a pasted line: false at the example, its check is a
+        culprit (its own runtime assert fails only later, where the traceback no longer
+        shows the line)."""
+        try:
+            frame = frames.user_frame(self.files)
+            m = self.line_maps.get(source.real(frame.file)) if frame is not None else None
+            tag = m[frame.line - 1][1] if m is not None and 0 < frame.line <= len(m) else None
+            if tag is not None and tag not in self.violations:
+                values = {s: v for s, v in list(reading.hints(se).items()) + list(reading.unbacked_values(se).items())}
+                if fact.xreplace(values) == sympy.false:
+                    self.violations.append(tag)
+        except Exception as e:  # noqa: BLE001 - a failure here must not change the user's trace
+            self.errors.append(f"{type(e).__name__}: {e}")
 
     def _bare(self, fact, msg: str) -> None:
         """The question without checks, when working them out failed: still reported."""
@@ -109,7 +130,7 @@ class Recorder:
 
     def _original_line(self, file: str, line: int) -> int:
         m = self.line_maps.get(source.real(file))
-        return m[line - 1] if m is not None and 0 < line <= len(m) else line
+        return m[line - 1][0] if m is not None and 0 < line <= len(m) else line
 
     def _place(self, frame) -> tuple:
         if frame is None:

@@ -27,14 +27,15 @@ from absint.torch.diagnose.frames import UserFiles
 from absint.torch.diagnose.model import Check, Question, Run
 
 
-def pasted_sources(checks: list[Check]) -> dict[str, tuple[str, list[int]]]:
-    """Per file (real path): its text with the checks pasted, and each line's original line."""
+def pasted_sources(checks: list[Check]) -> dict[str, tuple[str, list[tuple[int, str | None]]]]:
+    """Per file (real path): its text with the checks pasted, and for each line its original
+    line and, for a pasted line, the key of its check."""
     inserts: dict[str, dict[int, list]] = {}
     for c in checks:
         if c.statement is None or c.file is None:
             continue
         at = inserts.setdefault(source.real(c.file), {}).setdefault(c.line, [])
-        at.extend((c.indent, line) for line in c.statement.splitlines())
+        at.extend((c.indent, line, c.key) for line in c.statement.splitlines())
     out = {}
     for path, lines in inserts.items():
         with open(path, encoding="utf-8") as f:
@@ -49,8 +50,13 @@ def run_once(script: str, argv: list[str], pasted: list[Check], absint: bool,
     sources = pasted_sources(pasted)
     rec = record.Recorder(files, {p: m for p, (_, m) in sources.items()}, emit)
     with _as_main(script, argv, files, sources), record.recording(rec), _absint(absint):
-        status, message = _execute(script, sources, files)
-    return Run(absint, tuple(c.key for c in pasted), status, message, rec.traced, tuple(rec.questions))
+        status, message, culprit = _execute(script, sources, files)
+    if rec.violations:
+        culprit = culprit or rec.violations[0]
+        if status == "finished":  # not possible under real-tensor propagation, but never clean
+            status, message = "error", f"a pasted check is false at the example: {culprit}"
+    return Run(absint, tuple(c.key for c in pasted), status, message, rec.traced, tuple(rec.questions),
+               tuple(rec.errors), culprit)
 
 
 @contextlib.contextmanager
@@ -64,7 +70,10 @@ def _absint(on: bool) -> Iterator[None]:
         yield
 
 
-def _execute(script: str, sources: dict, files: UserFiles) -> tuple[str, str | None]:
+def _execute(script: str, sources: dict, files: UserFiles) -> tuple[str, str | None, str | None]:
+    """``(status, message, culprit)``: the culprit is the key of a pasted check the error
+    was raised at (a check the example violates fails its runtime assert at once under
+    real-tensor propagation)."""
     path = source.real(script)
     try:
         if path in sources:
@@ -74,9 +83,9 @@ def _execute(script: str, sources: dict, files: UserFiles) -> tuple[str, str | N
                 text = f.read()
         code = compile(text, script, "exec")
     except (OSError, UnicodeDecodeError) as e:
-        return "error", f"{script}: cannot be read: {e}"
+        return "error", f"{script}: cannot be read: {e}", None
     except SyntaxError as e:
-        return "error", f"{script}:{e.lineno}: invalid Python: {e.msg}"
+        return "error", f"{script}:{e.lineno}: invalid Python: {e.msg}", None
     module = types.ModuleType("__main__")
     module.__file__, module.__builtins__ = script, builtins
     saved = sys.modules.get("__main__")
@@ -85,14 +94,24 @@ def _execute(script: str, sources: dict, files: UserFiles) -> tuple[str, str | N
         exec(code, module.__dict__)
     except SystemExit as e:
         if e.code in (None, 0):
-            return "finished", None
-        return "error", f"the script exited with status {e.code}"
+            return "finished", None, None
+        return "error", f"the script exited with status {e.code}", None
     except Exception as e:  # noqa: BLE001 - the script's own error is an outcome
         kind = "stopped" if is_data_dependent(e) else "error"
-        return kind, describe_error(e, files)
+        return kind, describe_error(e, files, sources), culprit_of(e, sources)
     finally:
         sys.modules["__main__"] = saved
-    return "finished", None
+    return "finished", None, None
+
+
+def culprit_of(e: BaseException, sources: dict) -> str | None:
+    """The key of the innermost pasted line in the error's traceback, if any."""
+    found = None
+    for fs in traceback.extract_tb(e.__traceback__):
+        lines = sources.get(source.real(fs.filename))
+        if lines is not None and fs.lineno and 0 < fs.lineno <= len(lines[1]) and lines[1][fs.lineno - 1][1]:
+            found = lines[1][fs.lineno - 1][1]
+    return found
 
 
 def is_data_dependent(e: BaseException) -> bool:
@@ -100,15 +119,18 @@ def is_data_dependent(e: BaseException) -> bool:
     return "guardondatadependentsymnode" in text or "data-dependent" in text or "data dependent" in text
 
 
-def describe_error(e: BaseException, files: UserFiles) -> str:
-    """``Type: first line of the message (at FILE:LINE)``, the innermost user frame."""
+def describe_error(e: BaseException, files: UserFiles, sources: dict | None = None) -> str:
+    """``Type: first line of the message (at FILE:LINE)``, the innermost user frame (its
+    line in the original's numbering)."""
     first = next((line for line in str(e).splitlines() if line.strip()), "")
     if len(first) > 300:
         first = first[:297] + "..."
     where = None
     for fs in traceback.extract_tb(e.__traceback__):
         if fs.filename in files:
-            where = f"{fs.filename}:{fs.lineno}"
+            lines = (sources or {}).get(source.real(fs.filename))
+            line = lines[1][fs.lineno - 1][0] if lines and fs.lineno and fs.lineno <= len(lines[1]) else fs.lineno
+            where = f"{fs.filename}:{line}"
     return f"{type(e).__name__}: {first}" + (f" (at {where})" if where else "")
 
 

@@ -95,7 +95,7 @@ def _header_names(node: ast.stmt) -> set[str]:
     return {n.id for p in parts if isinstance(p, ast.AST) for n in ast.walk(p) if isinstance(n, ast.Name)}
 
 
-def comprehension_clause(path: str, first_line: int, targets: set[str]) -> tuple[str, str, set[str]] | None:
+def comprehension_clause(path: str, first_line: int, targets: set[str]) -> tuple[str, str, frozenset[str]] | None:
     """A comprehension starting on ``first_line`` whose ``for`` targets are among ``targets``
     (the comprehension frame's locals): ``(target, iterable, target names)`` as source, when
     it has one ``for`` and no ``if`` (then ``for target in iterable:`` runs over what it does)."""
@@ -111,21 +111,21 @@ def comprehension_clause(path: str, first_line: int, targets: set[str]) -> tuple
         names = {n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         if g.ifs or g.is_async or not names or not names <= targets:
             continue
-        return ast.unparse(g.target), ast.unparse(g.iter), names
+        return ast.unparse(g.target), ast.unparse(g.iter), frozenset(names)
     return None
 
 
-def insert_lines(text: str, inserts: dict[int, list[tuple[int, str]]]) -> tuple[str, list[int]]:
-    """``text`` with, before each line ``n`` of ``inserts``, its ``(indent, statement)`` lines;
-    and for each line of the result, the line of ``text`` it comes from (an inserted line:
-    the line it was pasted before)."""
+def insert_lines(text: str, inserts: dict[int, list[tuple[int, str, object]]]) -> tuple[str, list[tuple[int, object]]]:
+    """``text`` with, before each line ``n`` of ``inserts``, its ``(indent, statement, tag)``
+    lines; and for each line of the result, ``(the line of text it comes from, tag)``: an
+    inserted line's is the line it was pasted before and its tag, an original line's tag None."""
     out, origin = [], []
     for n, line in enumerate(text.splitlines(keepends=True), start=1):
-        for indent, statement in inserts.get(n, ()):
+        for indent, statement, tag in inserts.get(n, ()):
             out.append(" " * indent + statement + "\n")
-            origin.append(n)
+            origin.append((n, tag))
         out.append(line)
-        origin.append(n)
+        origin.append((n, None))
     return "".join(out), origin
 
 
