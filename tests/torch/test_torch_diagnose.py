@@ -157,6 +157,35 @@ def test_a_planted_suggestion_the_example_violates_is_caught_and_replaced(diagno
     assert [c.check.key for c in chosen] == [s.check.key] and last.clean
 
 
+UNROLLED = '''import torch
+
+
+class M(torch.nn.Module):
+    def forward(self, n_t, v):
+        n = n_t.item()
+        a = v[:1] if n != 0 else v[:2]
+        b = v[:1] if n >= 1 else v[:2]
+        c = v[:1] if n > 2 else v[:2]
+        return a + b + c
+
+
+torch.export.export(M(), (torch.tensor(5), torch.ones(4)))
+'''
+
+
+def test_one_fact_deciding_many_questions_is_preferred_to_one_line_each(tmp_path):
+    """Three questions on three lines: the bound found at the last, tried again at every
+    question (the probe run), decides all three from before the first."""
+    path = tmp_path / "unrolled.py"
+    path.write_text(UNROLLED)
+    d = pipeline.diagnose(str(path))
+    assert [q.text for q in d.runs[0].questions] == ["n != 0", "n >= 1", "n >= 3"]
+    assert [(s.check.line, s.check.statement, s.covers) for s in d.suggestions] == \
+        [(7, "torch._check(n >= 3)", (0, 1, 2))]
+    assert d.verified and d.verified_without_absint
+    exports_plainly(_pasted_text(str(path), [s.check for s in d.suggestions]), tmp_path)
+
+
 COMPILED = '''
 import torch
 import torch._dynamo.config

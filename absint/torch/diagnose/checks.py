@@ -70,10 +70,18 @@ def for_question(bridge, pool: dict, fact, frame, where: Where | None, read, sec
         found = missing(r.reasoner, goal, point, families=[m for _, _, m in names.families],
                         include_goal=True, prune=False, seconds=seconds)
         candidates = found or candidates
-    out = list({c.key: c for c in reversed([_check(c, names, where, bridge, fact) for c in candidates])}.values())[::-1]
-    out += _from_pool(pool, {c.key for c in out}, r.reasoner, goal, point, bridge, fact)
-    _remember(pool, candidates, out)
-    return Found(text, tuple(out))
+    pairs = [(c, _check(c, names, where, bridge, fact)) for c in candidates]
+    pairs += _from_pool(pool, {k.key for _, k in pairs}, Search(r.reasoner, goal, point, time.process_time() + 1.0),
+                        bridge, fact, names, where)
+    _remember(pool, pairs)
+    return Found(text, _first_by_key(k for _, k in pairs))
+
+
+def _first_by_key(checks) -> tuple[Check, ...]:
+    out: dict = {}
+    for k in checks:
+        out.setdefault(k.key, k)
+    return tuple(out.values())
 
 
 def _point(se) -> dict:
@@ -85,22 +93,29 @@ def _point(se) -> dict:
     return point
 
 
-def _remember(pool: dict, candidates: list[Candidate], made: list[Check]) -> None:
+def _remember(pool: dict, pairs: list[tuple[Candidate, Check]]) -> None:
     facts = pool.setdefault("facts", {})
-    for c, check in zip(candidates, made):
+    for c, check in pairs:
         if c.kind != "question" and check.pasteable and check.key not in facts and len(facts) < POOL_SIZE:
             facts[check.key] = (c, check)
 
 
-def _from_pool(pool: dict, have: set, reasoner, goal, point: dict, bridge, fact) -> list[Check]:
-    """Checks of earlier questions (pasted where they were found) that decide this one too."""
+def _from_pool(pool: dict, have: set, search: Search, bridge, fact, names: Names, where) -> list[tuple]:
+    """Facts of earlier questions (and the ``seeds`` a pipeline hands over from an earlier
+    run) that decide this question too: each pasted where it was found, and written here."""
     out = []
-    search = Search(reasoner, goal, point, time.process_time() + 1.0)
-    for key, (c, check) in pool.get("facts", {}).items():
-        if key in have or search.late() or truth_at(c.fact, point) is not True:
+    known = [(c, check) for c, check in pool.get("facts", {}).values()] + [(c, None) for c in pool.get("seeds", ())]
+    for c, check in known:
+        if search.late() or truth_at(c.fact, search.point) is not True or not search.decides(c.facts):
             continue
-        if search.decides(c.facts):
-            out.append(attrs.evolve(check, pytorch=pytorch_decides(bridge, fact, c)))
+        pytorch = pytorch_decides(bridge, fact, c)
+        if check is not None and check.key not in have:
+            out.append((c, attrs.evolve(check, pytorch=pytorch)))
+            have.add(check.key)
+        here = _check(c, names, where, bridge, fact)
+        if here.pasteable and here.key not in have:
+            out.append((c, here))
+            have.add(here.key)
     return out
 
 

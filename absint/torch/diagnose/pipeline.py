@@ -33,8 +33,11 @@ def diagnose(script: str, argv: list[str] | tuple = (), emit: Emit | None = None
     """Diagnose ``script`` run with ``argv`` (see the module docstring)."""
     argv = list(argv)
     runs: list[Run] = []
-    first = _run(script, argv, [], True, emit, runs)
+    facts: list = []
+    first = _run(script, argv, [], True, emit, runs, found=facts)
     chosen = cover.choose(first.questions, 0)
+    if len(chosen) >= 2 and facts and first.status in ("finished", "stopped"):
+        first, chosen = _probe(script, argv, first, chosen, facts, emit, runs)
     if first.status not in ("finished", "stopped") or first.traced == 0:
         return Diagnosis(script, tuple(argv), tuple(runs), tuple(chosen), None, None)
     chosen, last = _settle(script, argv, chosen, True, None if chosen else first, emit, runs, rounds)
@@ -82,14 +85,28 @@ def _replaced(chosen: list[Suggestion], culprit: str, runs: list[Run], banned: s
     return kept
 
 
-def _run(script, argv, chosen: list[Suggestion], absint: bool, emit: Emit | None, runs: list[Run]) -> Run:
+def _probe(script, argv, first: Run, chosen: list[Suggestion], facts: list, emit, runs: list[Run]):
+    """The first run again with the facts it found tried at every question from the start (a
+    fact found late may decide questions asked before it, pasted before them): kept, in the
+    first run's place, when its cover needs fewer lines."""
+    probe = _run(script, argv, [], True, emit, runs, seeds=facts)
+    again = cover.choose(probe.questions, 0)
+    runs.pop()
+    if probe.status == first.status and cover.lines([s.check for s in again]) < cover.lines([s.check for s in chosen]):
+        runs[0] = probe
+        return probe, again
+    return first, chosen
+
+
+def _run(script, argv, chosen: list[Suggestion], absint: bool, emit: Emit | None, runs: list[Run],
+         seeds: list | None = None, found: list | None = None) -> Run:
     index = len(runs)
 
     def question(q) -> None:
         if emit is not None:
             emit({"event": "question", "run": index, "absint": absint, "question": q.to_json()})
 
-    r = runner.run_once(script, argv, [s.check for s in chosen], absint, question)
+    r = runner.run_once(script, argv, [s.check for s in chosen], absint, question, seeds, found)
     runs.append(r)
     if emit is not None:
         emit({"event": "run", "run": index, "result": r.to_json()})

@@ -88,6 +88,8 @@ def _relation(t: Term, names: Names) -> str | None:
     lhs, rhs = _sum(left, left_c, names), _sum(right, right_c, names)
     if lhs is None or rhs is None:
         return None
+    if not left and right:  # a constant on the left reads better on the right: n >= 1
+        return f"{rhs} {_FLIPPED[t.kind]} {lhs}"
     return f"{lhs} {_SIGN[t.kind]} {rhs}"
 
 

@@ -43,8 +43,9 @@ class Recorder:
     line (places are reported in the original's numbering); ``emit`` gets each question."""
 
     def __init__(self, files: frames.UserFiles, line_maps: dict | None = None,
-                 emit: Callable[[Question], None] | None = None):
+                 emit: Callable[[Question], None] | None = None, seeds: list | None = None):
         self.files = files
+        self.seeds = list(seeds or ())  # facts an earlier run found, tried at every question
         self.line_maps = line_maps or {}
         self.emit = emit
         self.questions: list[Question] = []
@@ -155,9 +156,17 @@ class Recorder:
     def _bridge(self, se) -> tuple[ShapeEnvBridge, dict]:
         found = self._bridges.get(id(se))
         if found is None or found[0]() is not se:
-            found = (weakref.ref(se), ShapeEnvBridge(se), {})
+            found = (weakref.ref(se), ShapeEnvBridge(se), {"seeds": self.seeds})
             self._bridges[id(se)] = found
         return found[1], found[2]
+
+
+    def facts(self) -> list:
+        """The facts found for this run's questions (not the questions themselves), to seed another."""
+        out = []
+        for _, _, pool in self._bridges.values():
+            out += [c for c, _ in pool.get("facts", {}).values() if c not in out]
+        return out
 
 
 def _kind(msg: str) -> str:

@@ -44,13 +44,17 @@ def pasted_sources(checks: list[Check]) -> dict[str, tuple[str, list[tuple[int, 
 
 
 def run_once(script: str, argv: list[str], pasted: list[Check], absint: bool,
-             emit: Callable[[Question], None] | None = None) -> Run:
-    """Run ``script`` once (see the module docstring) and say what happened."""
+             emit: Callable[[Question], None] | None = None, seeds: list | None = None,
+             found: list | None = None) -> Run:
+    """Run ``script`` once (see the module docstring) and say what happened. ``seeds``:
+    facts tried at every question; ``found`` gets the facts this run found."""
     files = UserFiles.of_script(script)
     sources = pasted_sources(pasted)
-    rec = record.Recorder(files, {p: m for p, (_, m) in sources.items()}, emit)
+    rec = record.Recorder(files, {p: m for p, (_, m) in sources.items()}, emit, seeds)
     with _as_main(script, argv, files, sources), record.recording(rec), _absint(absint):
         status, message, culprit = _execute(script, sources, files)
+    if found is not None:
+        found.extend(rec.facts())
     if rec.violations:
         culprit = culprit or rec.violations[0]
         if status == "finished":  # not possible under real-tensor propagation, but never clean
