@@ -7,8 +7,8 @@ Used by ``absint explain FILE:LINE --missing`` (an open assert of an smt2 file) 
 Candidates are built over the question's own atoms (its variables and its products,
 quotients and remainders, the *subjects*) and the families the caller names (the lengths of
 one split): bounds ``x >= k`` / ``x <= k`` (the weakest ``k`` found by search), orderings of two
-subjects, a family's sum against a subject or a constant, every member of a family ``>= 0``,
-non-zero, and residues ``x mod m == r`` for the question's constant divisors ``m``. A
+subjects, a variable's example value (``x == v``, when nothing weaker decides), a family's
+sum against a subject or a constant, every member of a family ``>= 0``, non-zero, and residues ``x mod m == r`` for the question's constant divisors ``m``. A
 candidate that is not true at the example point is never kept (nor one that cannot be
 evaluated there); each kept one is checked by the reasoner: with it assumed (tentatively,
 taken back after) the question is TRUE, and the facts stay consistent. When no single
@@ -40,7 +40,7 @@ BOUND_REACH = 1 << 20
 #: candidates tried two at a time when no single one decides
 MAX_PAIRED = 14
 #: the order candidates are listed in; of two equivalent ones the kind listed first stays
-KINDS = ("question", "residue", "nonzero", "bound", "order", "sum", "family", "pair")
+KINDS = ("question", "residue", "nonzero", "bound", "value", "order", "sum", "family", "pair")
 
 
 @attrs.frozen(slots=True)
@@ -146,7 +146,8 @@ def _candidates(s: Search, found: list[tuple[Term, int]], families: list[list[Te
             c = _weakest_bound(s, x, v, lower)
             if c is not None:
                 yield c
-    for c in itertools.chain(_nonzero(s, found), _residues(s, found), _orders(s, found),
+    values = (Candidate((T.eq(x, T.const(v)),), "value") for x, v in found if x.kind == VAR)
+    for c in itertools.chain(_nonzero(s, found), _residues(s, found), values, _orders(s, found),
                              _family_facts(s, families, found)):
         if s.holds(c.fact):
             yield c
