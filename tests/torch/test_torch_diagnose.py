@@ -215,6 +215,22 @@ def test_a_compiled_function_is_diagnosed_in_its_own_variables(tmp_path):
     assert d.verified and d.verified_without_absint
 
 
+def _blocks_of(page: str) -> list[str]:
+    from repo_paths import ROOT
+
+    text = (ROOT / page).read_text()
+    return [b.split("\n", 1)[1] for b in text.split("```")[1::2]]
+
+
+def test_the_worked_example_of_docs_torch_md_is_the_command_s_report(tmp_path):
+    blocks = _blocks_of("docs/torch.md")
+    script = next(b for b in blocks if b.startswith("import torch\n\n\nclass Pieces"))
+    shown = next(b for b in blocks if b.startswith("absint.torch diagnose jagged.py\n"))
+    (tmp_path / "jagged.py").write_text(script)
+    d = pipeline.diagnose(str(tmp_path / "jagged.py"))
+    assert report.text(d) == shown
+
+
 def _cli(args, cwd, timeout=300):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH")) if p)

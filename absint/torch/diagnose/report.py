@@ -76,8 +76,11 @@ def text(d: Diagnosis, note: str | None = None) -> str:
         out.append(note)
     first = d.runs[0] if d.runs else None
     out += _outcome(first, d)
-    for run, q in questions_of(d):
-        out += _question_lines(q, base, run, d)
+    groups: dict = {}
+    for run, q in questions_of(d):  # a loop's passes at one line, read alike: one entry
+        groups.setdefault((run, q.file, q.line, q.text if q.text is not None else q.needed), []).append(q)
+    for (run, *_), qs in groups.items():
+        out += _question_lines(qs, base, run, d)
     for s in d.suggestions:
         out += _suggestion_lines(s, d, base)
     out += _verdict_lines(d)
@@ -105,15 +108,18 @@ def _outcome(first: Run | None, d: Diagnosis) -> list[str]:
     return lines
 
 
-def _question_lines(q: Question, base: str, run: int, d: Diagnosis) -> list[str]:
+def _question_lines(qs: list[Question], base: str, run: int, d: Diagnosis) -> list[str]:
+    q = qs[0]
     where = "" if d.runs[run].absint else " (without absint)"
-    times = f", {q.repeats} times" if q.repeats > 1 else ""
+    times = sum(x.repeats for x in qs)
+    passes = f", {times} times" if times > 1 else ""
     lines = [f"  {_place(q, base)}{' in ' + q.function if q.function else ''}: {q.shown()}"
-             f"    [{_KIND.get(q.kind, q.kind)}{times}{where}]"]
+             f"    [{_KIND.get(q.kind, q.kind)}{passes}{where}]"]
     if q.text is None:
         lines += [f"      {o}" for o in q.origins]
-    elif q.text != q.needed:
-        lines.append(f"      ({q.needed} in PyTorch's symbols)")
+    else:
+        shown = ", ".join(x.needed for x in qs[:3]) + (", ..." if len(qs) > 3 else "")
+        lines.append(f"      ({shown} in PyTorch's symbols)")
     return lines
 
 
