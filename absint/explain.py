@@ -11,7 +11,10 @@
 * FALSE and UNKNOWN come with a point where the earlier asserts hold and this one fails,
   found by :mod:`absint.search.engine` (from the example point outwards, under the earlier
   asserts and the negation) and checked by the evaluator; UNKNOWN also with a point where
-  it holds, when one is found.
+  it holds, when one is found;
+* ``--missing``: an UNKNOWN assert comes with the weakest extra facts over the file's
+  symbols that would prove it (:func:`missing_facts`, :mod:`absint.missing`), each true at
+  the example point and checked to decide the assert.
 """
 
 from __future__ import annotations
@@ -24,8 +27,11 @@ import attrs
 from absint.batch.analyze import analyze_program
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at
+from absint.lang.dag import subterms
+from absint.lang.kinds import EQ, LE, LIN, LT, NE, VAR
 from absint.lang.printer import brief_infix
 from absint.lang.program import Fact, Program
+from absint.missing import Candidate, missing
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
 from absint.search import engine
@@ -36,6 +42,10 @@ EXPLAIN_SECONDS = 10.0
 #: points the search engine checks for a point where the assert fails (or holds), and seconds
 POINT_TRIES = 400
 POINT_SECONDS = 1.0
+#: CPU seconds for the search of missing facts (``--missing``)
+MISSING_SECONDS = 10.0
+#: families (sums over several symbols, from the earlier asserts) the missing facts may use
+MAX_FAMILIES = 4
 
 
 @attrs.frozen(slots=True)
@@ -66,14 +76,22 @@ class Explanation:
     minimal: bool = True
     failing: dict[str, object] | None = None
     passing: dict[str, object] | None = None
+    missing: tuple[Candidate, ...] | None = None  # None: not asked (--missing) or not open
 
     def to_json(self, file: str) -> dict:
-        return {**self.row.to_json(file), "premises": [p.to_json(file) for p in self.premises],
-                "minimal": self.minimal, "failing_point": self.failing, "passing_point": self.passing}
+        out = {**self.row.to_json(file), "premises": [p.to_json(file) for p in self.premises],
+               "minimal": self.minimal, "failing_point": self.failing, "passing_point": self.passing}
+        if self.missing is not None:
+            out["missing"] = [{"facts": [text_of_term(f) for f in c.facts], "kind": c.kind} for c in self.missing]
+        return out
 
 
 def text_of(fact: Fact) -> str:
     return brief_infix(fact.term, 200)
+
+
+def text_of_term(t) -> str:
+    return brief_infix(t, 200)
 
 
 def assert_rows(program: Program, presets: tuple[str, ...] = ()) -> list[AssertRow]:
@@ -88,8 +106,9 @@ def fact_at_line(program: Program, line: int) -> Fact | None:
     return next((f for f in program.facts if f.position is not None and f.position.line == line), None)
 
 
-def explain(program: Program, fact: Fact, row: AssertRow, seed: int = 0) -> Explanation:
-    """Why ``fact`` has the verdict of ``row`` (see the module docstring)."""
+def explain(program: Program, fact: Fact, row: AssertRow, seed: int = 0, want_missing: bool = False) -> Explanation:
+    """Why ``fact`` has the verdict of ``row`` (see the module docstring); ``want_missing``:
+    for an open assert, also the facts that would prove it (:func:`missing_facts`)."""
     earlier = list(program.facts[:fact.index])
     premises, minimal = (), True
     if row.verdict in ("T", "F"):
@@ -101,7 +120,42 @@ def explain(program: Program, fact: Fact, row: AssertRow, seed: int = 0) -> Expl
         failing = point_where(program, earlier, T.not_(fact.term), fact, False, seed)
     if row.verdict == "?":
         passing = point_where(program, earlier, fact.term, fact, True, seed)
-    return Explanation(row, premises, minimal, failing, passing)
+    found = tuple(missing_facts(program, fact)) if want_missing and row.verdict == "?" else None
+    return Explanation(row, premises, minimal, failing, passing, found)
+
+
+def missing_facts(program: Program, fact: Fact, seconds: float = MISSING_SECONDS) -> list[Candidate]:
+    """The weakest extra facts over the file's symbols that, with the asserts before
+    ``fact``, prove it: each true at the file's example point and checked by a reasoner
+    told those asserts (and the program's named sums) and the candidate. Families: the
+    symbols of the earlier asserts' sums that share a symbol with ``fact``."""
+    earlier = program.facts[:fact.index]
+    r = Reasoner()
+    r.register(program.definitions()[0])
+    for f in earlier:
+        r.assume(f.term)
+    if r.contradiction:
+        return []
+    return missing(r, fact.term, program.hints(), families=_families(earlier, fact.term), seconds=seconds)
+
+
+def _families(earlier: Sequence[Fact], goal) -> list[list]:
+    """Sets of two or more variables that an earlier comparison sums with unit coefficients
+    (``u0 + u1 + u2 == s0`` gives ``{u0, u1, u2}``), sharing a variable with ``goal``."""
+    wanted = {t.id for t in subterms(goal) if t.kind == VAR}
+    out: list[list] = []
+    for f in reversed(earlier):
+        for t in subterms(f.term):
+            if t.kind not in (LE, LT, EQ, NE) or t.args[0].kind != LIN:
+                continue
+            lin = t.args[0]
+            for sign in (1, -1):
+                members = [a for a, c in zip(lin.args, lin.data[0]) if a.kind == VAR and c == sign]
+                if len(members) >= 2 and wanted & {m.id for m in members} and members not in out:
+                    out.append(members)
+            if len(out) >= MAX_FAMILIES:
+                return out[:MAX_FAMILIES]
+    return out
 
 
 def _verdict_with(definitions, facts: Sequence[Fact], target: Fact) -> Truth:

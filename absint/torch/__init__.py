@@ -4,7 +4,8 @@
 ``stats()``, ``disagreements()``, ``record(path)`` (:mod:`.client`); the torch-free
 :class:`~absint.torch.bridge.ShapeEnvBridge`; :func:`~absint.torch.trace.replay` of recorded
 traces. ``ABSINT_TORCH=fallback python -m absint.torch script.py`` runs a script with it
-installed. See ``docs/torch.md``.
+installed; ``python -m absint.torch diagnose script.py`` finds the ``torch._check`` lines its
+export is missing (:mod:`.diagnose`). See ``docs/torch.md``.
 """
 
 from __future__ import annotations

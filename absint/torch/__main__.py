@@ -1,6 +1,10 @@
 """``ABSINT_TORCH=fallback|shadow|primary python -m absint.torch script.py [args]``: run a
 script with absint installed in PyTorch's ShapeEnv, then print what it did on stderr.
 
+``python -m absint.torch diagnose SCRIPT.py [ARGS...] [--json] [--timeout S]``: which
+``torch._check`` lines the script's export or compile is missing, each verified
+(:mod:`absint.torch.diagnose`; ``diagnose --help``).
+
 ``ABSINT_TORCH_CHECK=1`` turns on the check at the example point; ``ABSINT_TORCH_UNKNOWN=ask_torch``
 sends primary mode's UNKNOWNs to PyTorch (default ``final``); ``ABSINT_TORCH_RECORD=PATH``
 records the sessions as JSONL (see ``docs/torch.md``).
@@ -15,10 +19,15 @@ import sys
 
 from absint.torch import client
 
-USAGE = "usage: ABSINT_TORCH=fallback|shadow|primary python -m absint.torch script.py [args...]"
+USAGE = ("usage: ABSINT_TORCH=fallback|shadow|primary python -m absint.torch script.py [args...]\n"
+         "       python -m absint.torch diagnose SCRIPT.py [ARGS...] [--json] [--timeout S]")
 
 
 def main(argv: list[str]) -> int:
+    if argv and argv[0] == "diagnose":
+        from absint.torch.diagnose import cli
+
+        return cli.main(argv[1:])
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE + "\n\n" + (__doc__ or ""), file=sys.stderr)
         return 0 if argv else 2
