@@ -89,8 +89,8 @@ class Entailment:
                 frame[2] = None
 
     def quick_truth(self, b: Term) -> bool | None:
-        """Decide a normal comparison from the bounds its atoms hold *now*, registering
-        nothing; None when that does not decide it (then ask :meth:`truth`).
+        """Decide a normal comparison (or an and/or of them) from the bounds its atoms hold
+        *now*, registering nothing; None when that does not decide it (then ask :meth:`truth`).
 
         This is the first-time question's fast path: registering a new key costs more
         than the answer, and a key nobody asserted holds exactly the value its atoms
@@ -98,6 +98,8 @@ class Entailment:
         every answer; only the interval part of the value is read.
         """
         kind = b.kind
+        if kind in (AND, OR):
+            return self._quick_junction(b)
         if kind not in T.COMPARISON_KINDS:
             return None
         bounds = self.network.linear_bounds(b.args[0])
@@ -113,6 +115,18 @@ class Entailment:
         if lo == hi == 0:
             return kind == EQ
         return None
+
+    def _quick_junction(self, b: Term) -> bool | None:
+        """An and/or of comparisons the fast path decides, operand by operand (the first
+        absorbing one decides): PyTorch's ``0 <= start and start + n <= size`` of a narrow
+        then registers no key for the prefix sum ``start + n``."""
+        absorbing, open_ = b.kind == OR, False
+        for a in b.args:
+            r = self.quick_truth(a) if a.kind in T.COMPARISON_KINDS else None
+            if r is absorbing:
+                return absorbing
+            open_ = open_ or r is None
+        return None if open_ else not absorbing
 
     def _comparison(self, kind: Kind, t: Term) -> bool | None:
         network = self.network

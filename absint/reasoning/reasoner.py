@@ -204,16 +204,23 @@ class Reasoner:
             raise TypeError(f"decide() takes a Bool term, got {guard.sort.value}")
         if self.contradiction:
             return Verdict.true(Layer.CONTRADICTION)
+        if self.witnesses is not None and self.witnesses.open(guard, repair=False):
+            return self._shown_open()  # the points at hand show it both ways: nothing to normalise
         g = self.normalize(guard)
         self._open_at_points = None
         v = self._decide_normal(g, MAX_JUNCTION_DEPTH)
         if v.truth is Truth.UNKNOWN and self._open_at_points is g:
-            return Verdict(Truth.UNKNOWN, Layer.NONE, open_at=self.witnesses.last_pair)
+            return self._shown_open()
         if v.truth is Truth.UNKNOWN and self.cases is not None and not self.contradiction:
             truth = split_decide(self, g, self.cases, self._splits)
             if truth is not Truth.UNKNOWN:
                 return Verdict(truth, Layer.CASE_SPLIT)
         return v
+
+    def _shown_open(self) -> Verdict:
+        """UNKNOWN with the guard's variables at the two points that showed it open."""
+        w = self.witnesses
+        return Verdict(Truth.UNKNOWN, Layer.NONE, open_at=w.last_pair(w.last_names))
 
     def decide_unsplit(self, guard: Term, relational: bool = True) -> Verdict:
         """``decide`` without case splitting (what each branch of a split asks);

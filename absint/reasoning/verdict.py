@@ -35,8 +35,8 @@ class Verdict:
     truth: Truth
     by: Layer = Layer.NONE
     counterexample: dict | None = attrs.field(default=None, eq=False, repr=False)
-    #: an UNKNOWN the witness points showed both ways: (a model of the facts where the guard
-    #: holds, one where it fails), by variable name; no sound reasoner decides such a guard
+    #: an UNKNOWN the witness points showed both ways: the guard's variables at a model of the
+    #: facts where it holds and at one where it fails; no sound reasoner decides such a guard
     open_at: tuple[dict, dict] | None = attrs.field(default=None, eq=False, repr=False)
 
     @property

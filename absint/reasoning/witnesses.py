@@ -52,6 +52,11 @@ MOVES_PER_REPAIR = 24
 WORK_PER_REPAIR = 2048
 #: a constraint's size is counted up to this
 MAX_SIZE = 1 << 20
+#: points a question is evaluated at before it is normalised (the base and the fill points:
+#: what shows PyTorch's questions about unbacked sizes open); the rest after the layers
+QUICK_POINTS = 3
+#: compiled questions kept
+KEPT_QUESTIONS = 512
 #: where an Int variable with no example value (an unbacked size) starts, one point each: the
 #: values PyTorch asks about of every size (``u == 0``, ``u != 0``, ``u <= 1``, ``u == 1``), so
 #: that those questions are shown open without a repair each
@@ -76,11 +81,14 @@ class Constraint:
     names: tuple[str, ...]
     #: what checking it at a point costs: 1 for a sum kept per point, else its size
     weight: int = 1
+    #: an and/or's operands, each a constraint (an and/or whose operands are not all
+    #: comparisons or and/ors is evaluated whole: kind None)
+    parts: tuple = ()
 
     @property
     def simple(self) -> bool:
         """A comparison of a sum of variables: its value is kept per point."""
-        return self.kind is not None and not self.rest
+        return self.kind in _COMPARISONS and not self.rest
 
 
 @attrs.define(slots=True, eq=False)
@@ -115,6 +123,7 @@ class Witnesses:
         self._weight: dict[str, int] = {}  # name -> the weight of the constraints reading it
         self._sorts: dict[str, object] = {}
         self._term_info: dict[Term, tuple[frozenset[str], int]] = {}  # see :meth:`_info`
+        self._questions: dict[Term, Constraint] = {}  # see :meth:`_question`
         self._walked: set[int] = set()
         self._defaults: dict[str, object] = {}
         self.points: list[Point] = [Point({})]
@@ -124,9 +133,10 @@ class Witnesses:
         self._rebuild_after = 0  # a failed rebuild is tried again past twice as many constraints
         self._spread_done = False  # whether the points for :data:`FILLS` were made
         self.opened = 0  # questions answered UNKNOWN by the points
-        #: the last question shown open, and the two points that showed it (true, false): for tests
+        #: the last question shown open, and the two points that showed it (true, false)
         self.last_open: Term | None = None
-        self.last_pair: tuple[dict, dict] | None = None
+        self._last_points: tuple[Point, Point] | None = None
+        self.last_names: tuple[str, ...] = ()  # the variables of the last question asked
         self.made = 0  # points made for a question
 
     # ------------------------------------------------------------ checkpoints
@@ -159,7 +169,7 @@ class Witnesses:
     def assume(self, fact: Term) -> None:
         """Take ``fact`` in (its conjuncts, as constraints the points must satisfy)."""
         for c in _conjuncts(fact):
-            self._add_constraint(_compile(c, self._info))
+            self._add_constraint(_compile(c, self._info, self._sorts))
 
     def _add_constraint(self, c: Constraint) -> None:
         i = len(self.constraints)
@@ -218,9 +228,12 @@ class Witnesses:
         self._keep(p)
 
     def _cover(self, p: Point, names: Iterable[str]) -> None:
+        values = p.values
+        if values.keys() >= set(names):  # the common case, in C
+            return
         for name in names:
-            if name not in p.values:
-                p.values[name] = self._default(name, p.fill)
+            if name not in values:
+                values[name] = self._default(name, p.fill)
 
     def _default(self, name: str, fill: int = 0):
         v = self._defaults.get(name)
@@ -246,25 +259,26 @@ class Witnesses:
 
     # ------------------------------------------------------------ questions
 
-    def open(self, g: Term) -> bool:
-        """Whether the points (or a point made for it) show ``g`` both true and false: then
-        no sound reasoner decides it. False says nothing."""
+    def open(self, g: Term, repair: bool = True) -> bool:
+        """Whether the points (or, with ``repair``, a point made for it) show ``g`` both true
+        and false: then no sound reasoner decides it. False says nothing."""
         self._take_pending()
         if not self.points:
             return False
         self._limit = len(self.constraints)
-        question = _compile(g, self._info)
+        question = self._question(g)
         names = question.names
         self._spread(names)
+        self.last_names = names
         at: dict[bool, Point] = {}
-        for p in self.points:
+        for p in self.points if repair else self.points[:QUICK_POINTS]:
             self._cover(p, names)
             t = _truth(question, p)
             if t is not None and t not in at:
                 at[t] = p
                 if len(at) == 2:
                     return self._opened(g, at[True], at[False])
-        if len(at) != 1:
+        if len(at) != 1 or not repair:
             return False
         shown, = at
         made = self._made_for(g, want=not shown)
@@ -272,9 +286,19 @@ class Witnesses:
             return False
         return self._opened(g, *((at[True], made) if shown else (made, at[False])))
 
+    def _question(self, g: Term) -> Constraint:
+        """``g`` compiled, kept for the next questions: a guard is asked before it is
+        normalised and after, and PyTorch asks the same ones again as facts arrive."""
+        c = self._questions.get(g)
+        if c is None:
+            c = self._questions[g] = _compile(g, self._info, self._sorts)
+            if len(self._questions) > KEPT_QUESTIONS:
+                del self._questions[next(iter(self._questions))]
+        return c
+
     def _opened(self, g: Term, true_at: Point, false_at: Point) -> bool:
         self.opened += 1
-        self.last_open, self.last_pair = g, (dict(true_at.values), dict(false_at.values))
+        self.last_open, self._last_points = g, (true_at, false_at)
         return True
 
     def _info(self, t: Term) -> tuple[frozenset[str], int]:
@@ -302,18 +326,28 @@ class Witnesses:
         variable after another (``u3 != 0`` after ``u2 != 0``), and the pool does not turn
         over while a program's questions go by."""
         side = g if want else T.not_(g)
-        targets = [_compile(c, self._info) for c in _conjuncts(side)]
+        targets = [_compile(c, self._info, self._sorts) for c in _conjuncts(side)]
+        fixed = len(FILLS) if self._spread_done else 1  # the base and fill points stay as they are
         for k in dict.fromkeys((len(self.points) - 1, 0)):
             q = self.points[k].copy(self._generation)
             if all(self._repair_target(q, t) for t in targets) and \
                     all(_target_holds(t, q) for t in targets):
-                if k == 0:
+                if k < fixed:
                     self._keep(q)
                 else:
                     self.points[k] = q
                 self.made += 1
                 return q
         return None
+
+    def last_pair(self, names: Iterable[str] | None = None) -> tuple[dict, dict] | None:
+        """The two points that showed the last open question (true, false), restricted to
+        ``names`` (all their variables: None). Read at once: a point may move later."""
+        if self._last_points is None:
+            return None
+        if names is None:
+            return tuple(dict(p.values) for p in self._last_points)
+        return tuple({n: p.values[n] for n in names if n in p.values} for p in self._last_points)
 
     def _keep(self, q: Point) -> None:
         self.points.append(q)
@@ -352,7 +386,10 @@ class Witnesses:
         if self._satisfies(p, c, i):
             return True
         if c.kind == OR:
-            return any(self._fix(p, d, None, frozen, depth, budget, journal) for d in _disjuncts(c, self._info))
+            return any(self._fix(p, d, None, frozen, depth, budget, journal) for d in c.parts)
+        if c.kind == AND:
+            return all(self._fix(p, d, None, frozen, depth, budget, journal) for d in c.parts) and \
+                self._satisfies(p, c, i)
         for name, new in self._moves(p, c, frozen):
             if budget[0] <= 0:
                 return False
@@ -400,7 +437,7 @@ class Witnesses:
     def _moves(self, p: Point, c: Constraint, frozen: frozenset) -> Iterator[tuple[str, object]]:
         """``(variable, new value)`` that make ``c`` hold, the variable in fewest constraints
         first (lazily: a repair rarely needs more than the first)."""
-        if c.kind is None or c.kind == OR:
+        if c.kind not in _COMPARISONS:
             return
         value = _value(c, p)
         if value is None:
@@ -458,16 +495,23 @@ def _conjuncts(t: Term) -> list[Term]:
     return out
 
 
-def _disjuncts(c: Constraint, info) -> list[Constraint]:
-    return [_compile(d, info) for d in c.term.args]
 
 
-def _compile(t: Term, info) -> Constraint:
+_COMPARISONS = frozenset(T.COMPARISON_KINDS)
+
+
+def _compile(t: Term, info, sorts: dict) -> Constraint:
     """``t`` as a constraint: a comparison split into its plain variable summands and the
-    rest; ``info(term)``: a term's variable names and size (kept per reasoner)."""
-    if t.kind not in T.COMPARISON_KINDS:
+    rest, an and/or of such into its parts; ``info(term)``: a term's variable names and
+    size (kept per reasoner); ``sorts``: where the sorts of variables are noted."""
+    kind = t.kind
+    if kind in (AND, OR) and all(a.kind in _COMPARISONS or a.kind in (AND, OR) for a in t.args):
+        parts = tuple(_compile(a, info, sorts) for a in t.args)
+        names = tuple(dict.fromkeys(n for c in parts for n in c.names))
+        return Constraint(t, kind, (), (), 0, names, sum(c.weight for c in parts), parts)
+    if kind not in _COMPARISONS:
         names, size = info(t)
-        return Constraint(t, t.kind if t.kind == OR else None, (), (), 0, tuple(names), size)
+        return Constraint(t, None, (), (), 0, tuple(names), size)
     coefs, const = T.linear_parts(t.args[0])
     rest = [(a, v) for a, v in coefs.items() if a.kind != VAR]
     inside: set[str] = set()
@@ -477,8 +521,8 @@ def _compile(t: Term, info) -> Constraint:
         inside.update(names)
         size += n
     for a in coefs:
-        if a.kind == VAR:
-            info(a)  # notes its sort
+        if a.kind == VAR and a.data not in sorts:
+            sorts[a.data] = a.sort
     linear = tuple((a.data, v) for a, v in coefs.items() if a.kind == VAR and a.data not in inside)
     rest += [(a, v) for a, v in coefs.items() if a.kind == VAR and a.data in inside]
     names = tuple(dict.fromkeys([n for n, _ in linear] + sorted(inside)))
@@ -505,7 +549,15 @@ def _value(c: Constraint, p: Point):
 
 def _truth(c: Constraint, p: Point) -> bool | None:
     """Whether ``c`` holds at ``p``; None where it has no value there."""
-    if c.kind is None or c.kind == OR:
+    if c.parts:
+        absorbing, undefined = c.kind == OR, False
+        for part in c.parts:
+            t = _truth(part, p)
+            if t is absorbing:
+                return absorbing
+            undefined = undefined or t is None
+        return None if undefined else not absorbing
+    if c.kind is None:
         return truth_at(c.term, p.values, p.memo)
     v = _value(c, p)
     return None if v is None else _satisfied(c.kind, v)

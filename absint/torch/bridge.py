@@ -338,13 +338,18 @@ class ShapeEnvBridge:
         return plain if v.truth is Truth.UNKNOWN else Answer(v.truth, "size-oblivious", route)
 
     def _ranges_moved(self, expr) -> bool:
-        """Whether the range of a symbol of ``expr`` was replaced without the ShapeEnv's
-        version moving: export narrows ranges by ``shape_env.var_to_range[s] &= user_vr``
-        (torch 2.13 ``_export/non_strict_utils.py``), which the state key cannot see
-        (PyTorch's draft export then asked ``Eq(s97, 3)`` of a range now [3, 3]). Only the
-        question's own symbols are looked at: a dictionary lookup each."""
-        ranges, seen = self.se.var_to_range, self.seen.range_objects
-        return any(s in seen and ranges.get(s) is not seen[s] for s in _symbols(expr))
+        """Whether a range was replaced without the ShapeEnv's version moving: export
+        narrows ranges by ``shape_env.var_to_range[s] &= user_vr`` (torch 2.13
+        ``_export/non_strict_utils.py``), which the state key cannot see (PyTorch's draft
+        export then asked ``Eq(s97, 3)`` of a range now [3, 3]). The ranges' identities are
+        compared with those synced, in C (``map``): about 10 ns a symbol, where reading the
+        question's own symbols in Python cost 0.3 µs each and grew with every prefix sum."""
+        seen = self.seen.range_objects
+        values = self.se.var_to_range.values()
+        if len(values) != len(seen):
+            return True
+        return any(map(operator.is_not, values, seen.values())) and \
+            any(True for _ in _replaced(self.se.var_to_range, seen))
 
     def _oblivious_bounds(self, s) -> list:
         lo, hi = reading.integer_range(self.se.var_to_range.get(s))
