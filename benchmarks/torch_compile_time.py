@@ -12,7 +12,7 @@ growth shows:
 * ``split``: ``lengths.tolist()``, each ``>= 0``, ``sum == size``, ``values.split(lengths)`` (export);
 * ``unbind_split_flip_cat``: per iteration, a sizes tensor unbound into ``.item()`` sizes, each
   checked ``>= 0``, a split by them, every piece flipped, all concatenated (export);
-* ``update_hint``: ``.tolist()`` sizes, ``_check_is_size`` and ``<= N`` each, a split (compile);
+* ``update_hint``: ``.tolist()`` sizes, ``torch._check(x >= 0)`` (not the deprecated ``_check_is_size``) and ``<= N`` each, a split (compile);
 * ``symint_sum``: the sum of ``.tolist()`` values into a tensor (compile);
 * ``sum_floordiv``: the sum of ``.item()`` values, floor-divided by 2 (strict export).
 
@@ -68,7 +68,7 @@ def _program(name: str, n: int):
         def update_hint(a, b):
             xs = b.tolist()
             for x in xs:
-                torch._check_is_size(x)
+                torch._check(x >= 0)
                 torch._check(x <= n)
             return a.split(xs)
 

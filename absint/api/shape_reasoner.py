@@ -445,7 +445,7 @@ class ShapeReasoner:
         symbols = tuple(self._symbols.get(n, sympy.Symbol(n, integer=True)) for n in unbacked)
         ranges = {s: self._reasoner.bounds(T.var(s.name, self._sorts.get(s.name, INT))) for s in symbols}
         suggestions = [guard, sympy.Not(guard)]
-        for s, (lo, _) in ranges.items():  # size-like facts, the usual torch._check_is_size
+        for s, (lo, _) in ranges.items():  # size-like facts, the usual torch._check(u >= 0)
             for k in (0, 1):
                 if lo < k:
                     cand = sympy.Ge(s, k)

@@ -29,7 +29,7 @@ EXPECTED_KEYWORDS = {"unbacked_only": False, "compute_hint": False, "size_oblivi
                      "axioms": None, "var_to_range": None}
 
 #: torch versions the client was run and tested with (docs/torch.md)
-TESTED_TORCH_VERSIONS = ("2.13.0", "2.15.0")
+TESTED_TORCH_VERSIONS = ("2.13.0", "2.14.1", "2.15.0")
 
 
 class UnsupportedTorch(RuntimeError):
