@@ -19,7 +19,8 @@ DEFAULT_MAX_OPERATIONS = 200_000
 #: integer points of a polyhedron kept as witnesses (see :meth:`Polyhedron.satisfiable_with`)
 MAX_WITNESSES = 16
 #: questions a polyhedron's witnesses missed before it probes for points near its lower
-#: bounds (:meth:`Polyhedron._probe`): a polyhedron asked once never pays for probes
+#: bounds (:meth:`Polyhedron._probe`): a polyhedron asked once never pays for probes (an
+#: ``entails`` of an equality, which asks isl of both sides, is one question)
 PROBE_AFTER_MISSES = 2
 #: the probes: every bounded-below variable at least this far above its lower bound
 PROBE_OFFSETS = (1, 2)
@@ -69,8 +70,9 @@ class Polyhedron:
         #: bounds of single variables among the constraints (dim -> [lo, hi], None where
         #: open): a constraint outside this box is unsatisfiable without asking isl
         self._box: dict[int, list] = {}
-        #: questions the witnesses did not answer, and whether the probes were run
-        self._misses = 0
+        #: questions asked, questions the witnesses did not answer (the last one counted),
+        #: and whether the probes were run
+        self._questions = self._misses = self._missed_at = 0
         self._probed = False
 
     def _dim(self, i: int) -> tuple[isl.dim_type, int]:
@@ -131,26 +133,38 @@ class Polyhedron:
     def is_empty(self) -> bool | None:
         return self._guarded(self.bset.is_empty)
 
-    def entails(self, c: LinearConstraint) -> bool | None:
-        """True if every integer point satisfies ``c``; None when isl ran out of budget."""
+    def entails(self, c: LinearConstraint, same_question: bool = False) -> bool | None:
+        """True if every integer point satisfies ``c``; None when isl ran out of budget.
+        ``same_question``: part of the caller's previous question (see :meth:`_satisfiable`)."""
+        self._questions += 0 if same_question else 1
         for neg in c.negated():
-            possible = self.satisfiable_with(neg)
+            possible = self._satisfiable(neg)
             if possible is None:
                 return None
             if possible:
                 return False
         return True
 
-    def satisfiable_with(self, c: LinearConstraint) -> bool | None:
+    def satisfiable_with(self, c: LinearConstraint, same_question: bool = False) -> bool | None:
         """Whether some integer point also satisfies ``c``; None when isl ran out of budget.
         A kept witness that satisfies ``c`` answers without isl; otherwise isl's sample
-        point (as costly as its emptiness test) answers and is kept."""
+        point (as costly as its emptiness test) answers and is kept. ``same_question``: part
+        of the caller's previous question (see :meth:`_satisfiable`)."""
+        self._questions += 0 if same_question else 1
+        return self._satisfiable(c)
+
+    def _satisfiable(self, c: LinearConstraint) -> bool | None:
+        """:meth:`satisfiable_with` within the current question: its misses count once. A
+        guard's entailment asks isl of each side of an equality and then, when it is not
+        entailed, whether it can hold; counted as misses, every polyhedron of the corpus
+        (asked one question each) paid for the probes: two more sample points."""
         if self.n_params == 0 and any(c.holds_at(p) for p in self._witness_coordinates()):
             return True
         if self._outside_box(c):
             return False
         if self.n_params == 0:
-            self._misses += 1
+            if self._missed_at != self._questions:
+                self._misses, self._missed_at = self._misses + 1, self._questions
             if self._misses >= PROBE_AFTER_MISSES and not self._probed and self._probe() and \
                     any(c.holds_at(p) for p in self._witness_coordinates()):
                 return True

@@ -595,14 +595,28 @@ def _constant_comparison(kind: Kind) -> Callable[[Term], Term | None]:
 
 def _divided(kind: Kind, d: Term, g: Number, c: Number) -> Term:
     """``d``'s atoms with their coefficients divided by ``g``, plus the constant ``c`` (the
-    caller's division of ``d``'s own constant, rounded as its kind needs), compared with 0."""
-    div_ = (lambda v: v / g) if d.sort is REAL else (lambda v: v // g)
-    return _intern_cmp(kind, make_linear(d.sort, {a: div_(v) for a, v in zip(d.args, d.data[0])}, c))
+    caller's division of ``d``'s own constant, rounded as its kind needs), compared with 0.
+    The atoms keep their order and every coefficient stays non-zero: still canonical, built
+    without :func:`make_linear`'s dictionary and sort (each comparison the reader builds
+    passes here or through :func:`_integer_strict`)."""
+    coefs = tuple(v / g for v in d.data[0]) if d.sort is REAL else tuple(v // g for v in d.data[0])
+    return _intern_cmp(kind, _shifted(d, coefs, c))
+
+
+def _shifted(d: Term, coefs: tuple, c: Number) -> Term:
+    """The canonical sum of ``d``'s atoms (in ``d``'s order) with non-zero ``coefs`` plus ``c``."""
+    if len(coefs) == 1 and coefs[0] == 1 and c == 0:
+        return d.args[0]
+    return _intern(LIN, d.sort, d.args, (coefs, c))
 
 
 def _integer_strict(d: Term) -> Term | None:
-    """An integer ``d < 0`` is ``d + 1 <= 0``."""
-    return _compare(LE, d, const(-1)) if d.sort is INT else None
+    """An integer ``d < 0`` is ``d + 1 <= 0`` (``d`` a sum or an atom: the construct rows
+    fold a constant one first)."""
+    if d.sort is not INT:
+        return None
+    one_up = _shifted(d, d.data[0], d.data[1] + 1) if d.kind == LIN else add(d, ONE)
+    return _construct(LE, BOOL, one_up)
 
 
 def _integer_le_by_gcd(d: Term) -> Term | None:

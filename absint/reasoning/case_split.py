@@ -45,7 +45,7 @@ import attrs
 
 from absint.lang import terms as T
 from absint.lang.dag import subterms
-from absint.lang.kinds import AND, CONST, DIV, EQ, ITE, LE, LT, MAX, MIN, MOD, MUL, NE, OR
+from absint.lang.kinds import AND, CONST, DIV, EQ, ITE, LE, LT, MAX, MIN, MOD, MUL, NE, OR, VAR
 from absint.lang.terms import INT, Term
 from absint.reasoning.verdict import Truth, Verdict
 
@@ -231,12 +231,20 @@ def guard_value_cases(reasoner: Splitting, g: Term) -> Iterator[list[Case]]:
 
 
 def _single_nonlinear_variable(g: Term) -> Term | None:
+    """The one variable of an equality or disequality that is also a term of its sum, when a
+    div/mod/product holds it; one walk of ``g``, left at the first other variable (most open
+    guards have several: the free variables and the kinds were two whole walks, for each)."""
     if g.kind not in (EQ, NE):
         return None
-    xs = T.free_vars(g)
-    if len(xs) != 1 or xs[0].sort is not INT or xs[0] not in T.linear_parts(g.args[0])[0]:
+    atoms = [a for a in T.linear_parts(g.args[0])[0] if a.kind == VAR]
+    if len(atoms) != 1 or atoms[0].sort is not INT:
         return None  # x also outside the atoms: ``x mod 4 = 1`` alone bounds x nowhere
-    return xs[0] if any(t.kind in _NONLINEAR_KINDS for t in subterms(g)) else None
+    x, nonlinear = atoms[0], False
+    for t in subterms(g):
+        if t.kind == VAR and t is not x:
+            return None
+        nonlinear = nonlinear or t.kind in _NONLINEAR_KINDS
+    return x if nonlinear else None
 
 
 def _values_under(reasoner: Splitting, x: Term, assumed: Term) -> range | None:

@@ -403,14 +403,14 @@ class PolyhedralLayer:
                 return None
             if not possible:
                 return True
-            return False if poly.entails(guard) else None
+            return False if poly.entails(guard, same_question=True) else None
         entailed = poly.entails(guard)
         if entailed is None:
             self.exhausted += 1
             return None
         if entailed:
             return True
-        possible = poly.satisfiable_with(guard)
+        possible = poly.satisfiable_with(guard, same_question=True)
         if possible is None:
             self.exhausted += 1
             return None

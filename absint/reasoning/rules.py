@@ -325,7 +325,9 @@ def _match_product_of_exact_quotient(t: Term, r: Term):
 def _product_of_exact_quotient_conditions(m, normalize: Normalize) -> Conditions:
     """``c`` divides ``a``, and the facts know ``(f*a) mod c`` to be 0 as well: the product is
     rewritten only where it meets a quantity they track (rewritten everywhere, a product of
-    two quotients loses the interval bound of its factors: 52 proofs of the corpus)."""
+    two quotients loses the interval bound of its factors: 52 proofs of the corpus). An expand
+    row: in the normal form, the product changed keys once the remainders became known, and
+    a bound stated on it before was no longer read (proofs release a04f2a6 had)."""
     _, f, a, c = m
     yield (T.eq(T.mod(a, c), T.ZERO),)
     yield (T.eq(T.mod(T.mul(f, a), c), T.ZERO),)
@@ -715,8 +717,9 @@ RULES: tuple[Rule, ...] = (
          _requires(lambda m: T.ne(m[2], T.ZERO)), _divisor_times_quotient_result, phase=Phase.EXPAND),
     Rule("divisor times its exact quotient", (MUL, LIN), _match_exact_product,
          _exact_product_conditions, _exact_product_result, final=True),
-    Rule("factor times an exact quotient by a constant", (MUL, LIN), _match_product_of_exact_quotient,
-         _product_of_exact_quotient_conditions, _product_of_exact_quotient_result, known_keys_only=True),
+    Rule("factor times an exact quotient by a constant", (MUL,), _match_product_of_exact_quotient,
+         _product_of_exact_quotient_conditions, _product_of_exact_quotient_result, known_keys_only=True,
+         phase=Phase.EXPAND),
     Rule("multiple of an exact quotient by a constant in a sum", (LIN,), _match_exact_quotient_in_sum,
          _exact_quotient_in_sum_conditions, _exact_quotient_in_sum_result, known_keys_only=True),
     Rule("divisor times its real quotient", (MUL, LIN), _match_real_product,

@@ -278,6 +278,52 @@ def test_probes_answer_the_same_few_questions_of_every_variable_without_isl(monk
     assert probed_calls < plain_calls / 2, (probed_calls, plain_calls)
 
 
+#: x, y >= 0, x + y == 6 as two inequalities (no single-variable bound pins x + y)
+_SUM_OF_SIX = [C(((0, 1),), 0), C(((1, 1),), 0), C(((0, 1), (1, 1)), -6), C(((0, -1), (1, -1)), 6)]
+
+
+_EQ6, _X_IS_2 = C(((0, 1), (1, 1)), -6, True), C(((0, 1),), -2, True)
+#: what the polyhedral layer asks of a guard: an entailed equality (isl asked of both
+#: sides, both empty), and an open one followed by whether it can hold
+_QUESTIONS = [lambda p: [p.entails(_EQ6)],
+              lambda p: [p.entails(_X_IS_2), p.satisfiable_with(_X_IS_2, same_question=True)]]
+
+
+def _sum_of_six() -> Polyhedron:
+    p = Polyhedron(2)
+    p.add_all(_SUM_OF_SIX)
+    return p
+
+
+def test_one_question_never_probes_though_isl_is_asked_of_both_sides():
+    """On the corpus each polyhedron is asked one question: counting each side of an
+    equality as a miss of its own made every one of them pay for the probes (two more
+    sample points and their coordinates). A fresh polyhedron per question: no probe; the
+    same questions asked of one polyhedron probe at the second."""
+    for question, answer in zip(_QUESTIONS, ([True], [False, True])):
+        p = _sum_of_six()
+        assert question(p) == answer
+        assert not p._probed
+    p = _sum_of_six()
+    assert [a for question in _QUESTIONS for a in question(p)] == [True, False, True]
+    assert p._probed
+
+
+def test_planted_error_each_side_counted_as_a_question_is_caught(monkeypatch):
+    """``entails`` counting each side of an equality as its own question (the cost this
+    removed): the first question alone then probes, which the test above catches."""
+    def each_side_a_question(self, c, same_question=False):
+        for neg in c.negated():
+            possible = self.satisfiable_with(neg)
+            if possible is None or possible:
+                return None if possible is None else False
+        return True
+
+    monkeypatch.setattr(Polyhedron, "entails", each_side_a_question)
+    with pytest.raises(AssertionError):
+        test_one_question_never_probes_though_isl_is_asked_of_both_sides()
+
+
 def test_a_witness_too_large_to_read_is_dropped_not_raised():
     """isl's sample of an unbounded set can have a coordinate of tens of thousands of
     digits, which islpy cannot convert (it reads an int from a string, past Python's
