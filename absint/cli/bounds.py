@@ -25,7 +25,7 @@ from absint.presets import option as preset_option
 from absint.reasoning.reasoner import Reasoner
 from absint.readers.files import load_program
 from absint.lang.terms import BOOL, INT, Term
-from absint.cli.budgets import add_budget_arguments, max_size
+from absint.batch.budgets import add_budget_arguments, max_size
 from absint.cli.runner import JSON_HELP, Outcome, add_paths, each_file, files_with_errors, reported
 
 NONE = "-"  # an empty cell of the table

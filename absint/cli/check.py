@@ -102,7 +102,7 @@ exit status: 0 if every file was read, parsed and every assert holds (or
 
 
 def add_arguments(parser) -> None:
-    from absint.cli.budgets import add_budget_arguments
+    from absint.batch.budgets import add_budget_arguments
     from absint.cli.runner import add_paths
 
     add_paths(parser, EPILOG)
@@ -114,7 +114,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from absint.cli.budgets import max_size
+    from absint.batch.budgets import max_size
     from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, each_file
 
     def job(path: str, presets: tuple[str, ...]) -> Outcome:

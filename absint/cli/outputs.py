@@ -16,7 +16,7 @@ import argparse
 import attrs
 
 from absint.cli.bounds import assume_program, json_number, number, one_line
-from absint.cli.budgets import add_budget_arguments, max_size
+from absint.batch.budgets import add_budget_arguments, max_size
 from absint.cli.runner import JSON_HELP, Outcome, add_paths, each_file, files_with_errors, reported
 from absint.lang import terms as T
 from absint.lang.kinds import CONST

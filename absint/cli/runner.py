@@ -19,7 +19,7 @@ from typing import Callable, Mapping, Sequence
 
 import attrs
 
-from absint.cli.budgets import planned_files, warm_up, within_budget
+from absint.batch.budgets import budget_problem, warm_up, within_budget
 from absint.readers.files import shown
 
 OK, PROBLEM, USAGE = 0, 1, 2
@@ -66,8 +66,31 @@ def each_file(args: argparse.Namespace, command: str, job: Job, *, budgeted: boo
     return status
 
 
+def planned_files(args: argparse.Namespace, command: str,
+                  budgeted: bool = True) -> tuple[list[str], tuple[str, ...]] | None:
+    """The files a per-file command works on and the presets chosen; None after a usage
+    error (bad budget, unknown preset, no file), printed as ``absint COMMAND: ...``: the
+    command then exits 2. ``budgeted=False``: a command without the budget options."""
+    from absint.presets import option as preset_option
+    from absint.readers.files import smt2_files
+
+    problem = budget_problem(args) if budgeted else None
+    presets: tuple[str, ...] = ()
+    try:
+        presets = preset_option.names(args)
+    except preset_option.PresetError as e:
+        problem = problem or str(e)
+    files = smt2_files(args.paths) if problem is None else []
+    if problem is None and not files:
+        problem = "no .smt2 files found"
+    if problem is not None:
+        print(f"absint {command}: {problem}", file=sys.stderr)
+        return None
+    return files, presets
+
+
 def _run(job: Job, path: str, presets: tuple[str, ...], args: argparse.Namespace) -> Outcome:
-    outcome, over = within_budget(lambda: job(path, presets), path, args)
+    outcome, over = within_budget(lambda: job(path, presets), path, args.timeout, args.max_memory)
     if over is not None:
         return Outcome({"file": path, "error": over}, messages=(over,), status=PROBLEM)
     return outcome

@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from absint.readers import files
 from absint.batch import jsonl
-from absint.cli import analyze as batch
+from absint.batch import run as batch_run
+from absint.batch.plan import plan, split_resumed
+from absint.batch.summary import layer_totals
 from absint.batch.executors import FAULT_ENV, Task, parse_faults
 from absint.batch.record import FileRecord
 from benchmarks import generators as G
@@ -126,7 +128,7 @@ def test_plan_starts_largest_files_first_and_keeps_paths_apart(tmp_path):
     (tmp_path / "big.smt2").write_text("; " + "x" * 1000 + "\n(check-sat)\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "small.smt2").write_text("(check-sat)\n")
-    tasks = batch.plan(files.smt2_files([str(tmp_path)]) + [str(tmp_path / "big.smt2")])
+    tasks = plan(files.smt2_files([str(tmp_path)]) + [str(tmp_path / "big.smt2")])
     assert [t.name for t in tasks] == [str(tmp_path / n) for n in ("big.smt2", "small.smt2", "sub/small.smt2")]
 
 
@@ -144,7 +146,7 @@ def test_split_resumed_skips_recorded_files_and_drops_stale_records():
     tasks = [Task("d/a", "a", 1, "h1"), Task("d/b", "b", 1, "h2"), Task("d/c", "c", 1, "h3")]
     old = [FileRecord.from_json(r) for r in
            ({"file": "a", "sha256": "h1"}, {"file": "b", "sha256": "old"}, {"file": "z", "sha256": "h9"})]
-    kept, todo = batch.split_resumed(tasks, old)
+    kept, todo = split_resumed(tasks, old)
     assert set(kept) == {("a", "h1"), ("z", "h9")}  # b changed: stale; z is not in this run: kept
     assert [t.name for t in todo] == ["b", "c"]
 
@@ -242,7 +244,7 @@ def test_exit_status_zero_and_stats_per_layer(analyze, tmp_path, capsys):
     write_good(d, GOOD[:2])
     out = tmp_path / "out.jsonl"
     assert analyze(d, "--jsonl", out, "--stats", "--quiet") == 0
-    totals = batch.layer_totals([FileRecord.from_json(r) for r in records(out)])
+    totals = layer_totals([FileRecord.from_json(r) for r in records(out)])
     assert sum(totals.values()) == sum(len(r["verdicts"]) - r["verdicts"].count("?") for r in records(out))
     stdout = capsys.readouterr().out
     assert "verdicts per layer" in stdout
@@ -279,7 +281,7 @@ def test_soundness_bugs_are_loud_and_fail_the_run(analyze, tmp_path, monkeypatch
             for t in tasks:
                 yield t, FileRecord(t.name, 2, "TF", 0.0, None, t.sha256, 0.0, example_violations=[1])
 
-    monkeypatch.setattr(batch, "_executor", lambda args: (Buggy(), "test"))
+    monkeypatch.setattr(batch_run, "_executor", lambda options: (Buggy(), "test"))
     (tmp_path / "a.smt2").write_text(UNKNOWN_OP)
     out = tmp_path / "out.jsonl"
     assert analyze(tmp_path / "a.smt2", "--jsonl", out) == 1

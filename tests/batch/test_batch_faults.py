@@ -19,7 +19,7 @@ import pytest
 from absint import cli
 from absint.batch import jsonl
 from absint.batch.executors import FAULT_ENV
-from absint.cli import analyze as batch
+from absint.batch.plan import plan
 from absint.readers import files
 from benchmarks import generators as G
 from repo_paths import ROOT
@@ -77,7 +77,7 @@ def test_the_parent_plans_without_reading_a_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(builtins, "open", no_reading)
     monkeypatch.setattr(os, "open", no_reading)
-    tasks = batch.plan(files.smt2_files([str(tmp_path)]))
+    tasks = plan(files.smt2_files([str(tmp_path)]))
     assert [t.name for t in tasks] == [str(tmp_path / n) for n in ("a.smt2", "b.smt2")]
     assert all(t.size > 0 for t in tasks)
 

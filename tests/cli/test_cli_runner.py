@@ -7,7 +7,7 @@ import argparse
 import json
 import time
 
-from absint.cli.budgets import DEFAULT_MAX_MEMORY
+from absint.batch.budgets import DEFAULT_MAX_MEMORY
 from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, each_file, files_with_errors
 
 PROGRAM = "(declare-const s0 Int)\n(assert (>= s0 2))\n"

@@ -315,7 +315,7 @@ def test_planted_error_contiguous_as_the_strict_layout_is_caught(monkeypatch):
 
 def test_shares_count_the_asserts_of_analysed_files_only(write_program):
     """A refused file's asserts were not decided: the T/F/? shares leave them out."""
-    from absint.cli.analyze import summarize
+    from absint.batch.summary import summarize
 
     refused = analyze_file(write_program("t.smt2", TRANSPOSED), presets=("contiguous",))
     analysed = analyze_file(write_program("u.smt2", TRANSPOSED), presets=("ge2",))

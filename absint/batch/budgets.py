@@ -3,7 +3,8 @@
 One file must not stop a command over many: each file's work runs in a forked
 process (:func:`absint.batch.executors.run_forked`, the machinery ``analyze``'s
 workers use), killed past the time limit and failing past the memory limit,
-while the command goes on with the next file.
+while the command goes on with the next file. The options are shared here, as
+:mod:`absint.presets.option` shares ``--preset``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import sys
 import tempfile
 from typing import Callable, TypeVar
 
@@ -41,29 +41,6 @@ def budget_problem(args: argparse.Namespace) -> str | None:
     if args.timeout < 0 or args.max_memory < 0 or args.max_file_size < 0:
         return "--timeout, --max-memory and --max-file-size must be >= 0"
     return None
-
-
-def planned_files(args: argparse.Namespace, command: str,
-                  budgeted: bool = True) -> tuple[list[str], tuple[str, ...]] | None:
-    """The files a per-file command works on and the presets chosen; None after a usage
-    error (bad budget, unknown preset, no file), printed as ``absint COMMAND: ...``: the
-    command then exits 2. ``budgeted=False``: a command without the budget options."""
-    from absint.presets import option as preset_option
-    from absint.readers.files import smt2_files
-
-    problem = budget_problem(args) if budgeted else None
-    presets: tuple[str, ...] = ()
-    try:
-        presets = preset_option.names(args)
-    except preset_option.PresetError as e:
-        problem = problem or str(e)
-    files = smt2_files(args.paths) if problem is None else []
-    if problem is None and not files:
-        problem = "no .smt2 files found"
-    if problem is not None:
-        print(f"absint {command}: {problem}", file=sys.stderr)
-        return None
-    return files, presets
 
 
 def max_size(args: argparse.Namespace) -> int:
@@ -100,14 +77,16 @@ def warm_up(job: Callable[[str], object]) -> None:
     gc.freeze()
 
 
-def within_budget(job: Callable[[], T], name: str, args: argparse.Namespace) -> tuple[T | None, str | None]:
-    """``job()`` in a forked process under the budgets: ``(value, None)``, or ``(None, message)``
-    with the message ``NAME: timeout after N s`` (``memory limit exceeded (N MB)``, ...).
+def within_budget(job: Callable[[], T], name: str, timeout: float,
+                  max_memory: int) -> tuple[T | None, str | None]:
+    """``job()`` in a forked process under the budgets (``timeout`` seconds, 0: none;
+    ``max_memory`` MB, 0: none): ``(value, None)``, or ``(None, message)`` with the message
+    ``NAME: timeout after N s`` (``memory limit exceeded (N MB)``, ...).
 
     ``ABSINT_FAULT_INJECTION`` applies, by base name, as in ``analyze`` (tests only).
     """
     fault = parse_faults(os.environ.get(FAULT_ENV)).get(os.path.basename(name))
-    out = run_forked(job, args.timeout, args.max_memory, fault)
+    out = run_forked(job, timeout, max_memory, fault)
     if out.kind == "ok":
         return out.value, None
-    return None, f"{name}: {out.message(args.timeout)}"
+    return None, f"{name}: {out.message(timeout)}"
