@@ -21,8 +21,8 @@ import sys
 import time
 from collections import Counter
 
-from absint.cli.inputs import inputs_of_file
-from absint.cli.sample import sample_file
+from absint.reports.inputs import inputs_of_file
+from absint.reports.sample import sample_file
 from absint.inputs.export import python_name
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at

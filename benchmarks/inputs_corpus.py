@@ -19,7 +19,7 @@ import os
 import sys
 import time
 
-from absint.cli.inputs import inputs_of_file
+from absint.reports.inputs import inputs_of_file
 from absint.readers.files import smt2_files
 from benchmarks.parse_corpus import DEFAULT_CORPUS
 

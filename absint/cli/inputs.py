@@ -1,30 +1,21 @@
 """``absint inputs``: which inputs pass every assert of a program, described.
 
-The description (:mod:`absint.inputs.description`) is equivalent to the conjunction of
-the asserts: specialised constants, equalities that bind a symbol, per-symbol ranges
-with residue sets, and the relations left; no constraint absint proves implied by the
-others. ``--within`` reports the asserts that can fail inside declared ranges, each with
-a counterexample the evaluator checked; ``--export`` writes the description as
-``torch.export`` takes it.
+Each file's report is :func:`absint.reports.inputs.inputs_of_file`; this module parses the
+options (``--within`` read once, to refuse a bad one before any file) and prints the
+description, the export or the asserts that can fail (or the JSON).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
-
-import attrs
 
 from absint.cli.runner import JSON_HELP, OK, PROBLEM, USAGE, Outcome, add_paths, each_file
-from absint.inputs.description import ValidInputs, describe_program, ranges_of, readable_smtlib
-from absint.inputs.export import export_text
-from absint.inputs.within import BadDeclaration, Violation, parse_ranges, violations
-from absint.lang import terms as T
+from absint.inputs.description import ranges_of
+from absint.inputs.within import BadDeclaration, parse_ranges
 from absint.lang.printer import to_infix
-from absint.presets import facts as preset_facts
 from absint.presets import option as preset_option
-from absint.readers.files import load_program
+from absint.reports.inputs import FileInputs, inputs_of_file
 
 EPILOG = """\
 what is reported, per file:
@@ -64,66 +55,6 @@ exit status: 0 if every file was described (and, with --within, no assert can
   when a --preset fact is false at a file's example point (the preset is refused;
   the file's error names the fact).
 """
-
-
-@attrs.frozen(slots=True)
-class FileInputs:
-    """One file's report."""
-
-    file: str
-    description: ValidInputs | None = None
-    found: tuple[Violation, ...] = ()
-    undecided: tuple[Violation, ...] = ()
-    export: str | None = None
-    seconds: float = 0.0
-    error: str | None = None
-    usage_error: bool = False
-    #: with --preset: the names and the facts assumed (SMT-LIB); None without --preset
-    presets: tuple[tuple[str, ...], tuple[str, ...]] | None = None
-
-    def to_json(self, within: bool) -> dict:
-        d = {"file": self.file}
-        if self.description is not None:
-            d.update(self.description.to_json())
-            d["size"] = self.description.size
-        if self.presets is not None:
-            d["presets"] = {"names": list(self.presets[0]), "facts": list(self.presets[1])}
-        if within:
-            d["violations"] = [v.to_json() for v in self.found]
-            d["undecided"] = [v.to_json() for v in self.undecided]
-        if self.export is not None:
-            d["export"] = self.export
-        d["seconds"] = round(self.seconds, 4)
-        d["error"] = self.error
-        return d
-
-
-def inputs_of_file(path: str, within: dict | None = None, export: bool = False,
-                   presets: tuple[str, ...] = ()) -> FileInputs:
-    """One file's report; never raises for a bad file (the error is in the report).
-    With ``presets``, their facts are assumed ahead of the asserts (checked at the
-    example point first: a refused preset is the file's error, a usage error)."""
-    start = time.process_time()
-    with T.fresh_table():
-        loaded = load_program(path, label=path)
-        if not loaded.ok:
-            return FileInputs(path, error=" ".join(loaded.error.split()))
-        try:
-            facts = preset_facts.checked_facts(loaded.program, presets)
-            assumed = [f.term for f in facts]
-            d = describe_program(loaded.program, assumed)
-            found, undecided = violations(loaded.program, within, assumed=assumed) if within else ([], [])
-            unbacked = frozenset(s.name for s in loaded.program.symbols if not s.backed)
-            text = export_text(d, path, unbacked) if export else None
-        except preset_facts.PresetRefused as e:
-            return FileInputs(path, error=f"{path}: {e}", usage_error=True)
-        except BadDeclaration as e:
-            return FileInputs(path, error=f"{path}: --within: {e}", usage_error=True)
-        except Exception as e:  # a bug of ours: the other files are still reported
-            return FileInputs(path, error=" ".join(f"{path}: internal error: {type(e).__name__}: {e}".split()))
-        shown = (tuple(presets), tuple(readable_smtlib(f.term) for f in facts)) if presets else None
-        return FileInputs(path, d, tuple(found), tuple(undecided), text, time.process_time() - start,
-                          presets=shown)
 
 
 def summary(report: FileInputs) -> list[str]:

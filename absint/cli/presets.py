@@ -1,7 +1,7 @@
 """``absint presets``: per file and preset, the guards left open and the inputs excluded.
 
-See :mod:`absint.presets.explore` for what is computed and :mod:`absint.presets.facts` for
-the presets themselves.
+Each file's report is :func:`absint.reports.presets.report_file`; this module parses the
+options and prints the table (or its JSON).
 """
 
 from __future__ import annotations
@@ -11,15 +11,10 @@ import json
 import sys
 import time
 
-import attrs
-
-from absint.cli.bounds import one_line
-from absint.lang import terms as T
-from absint.lang.program import Program
-from absint.presets.explore import DEFAULT_COMBINATIONS, PresetRow, combinations_from, explore
-from absint.presets.facts import PRESETS, PresetError
-from absint.readers.files import load_program
 from absint.cli.runner import add_paths
+from absint.presets.explore import DEFAULT_COMBINATIONS, combinations_from
+from absint.presets.facts import PRESETS, PresetError
+from absint.reports.presets import PresetsReport, report_file
 
 #: open asserts listed per combination in the table (all of them are in --json)
 OPEN_SHOWN = 8
@@ -46,39 +41,7 @@ exit status: 0 if every file was reported, 1 if one could not be read or parsed,
 """
 
 
-@attrs.frozen(slots=True)
-class FileReport:
-    file: str
-    asserts: int = 0
-    rows: tuple[PresetRow, ...] = ()
-    positions: tuple[str, ...] = ()  # of the asserts, for the table
-    error: str | None = None
-
-    def to_json(self) -> dict:
-        return {"file": self.file, "asserts": self.asserts, "rows": [r.to_json() for r in self.rows],
-                "error": self.error}
-
-
-def report_program(program: Program, combinations, search: bool = True, file: str | None = None) -> FileReport:
-    positions = tuple(str(f.position or f.index + 1) for f in program.facts)
-    rows = explore(program, combinations, search)
-    return FileReport(program.name if file is None else file, len(program.facts), tuple(rows), positions)
-
-
-def report_file(path: str, combinations, search: bool = True) -> FileReport:
-    """One file's report, read in a fresh term table; never raises for a bad file. Only a
-    regular file is read (``readers.files.load_program``)."""
-    try:
-        with T.fresh_table():
-            loaded = load_program(path, label=path)
-            if loaded.program is None:
-                return FileReport(path, error=one_line(str(loaded.error)))
-            return report_program(loaded.program, combinations, search, file=path)
-    except Exception as e:  # a bug of ours: the other files are still reported
-        return FileReport(path, error=one_line(f"{path}: internal error: {type(e).__name__}: {e}"))
-
-
-def table(report: FileReport, verbose: bool = False) -> list[str]:
+def table(report: PresetsReport, verbose: bool = False) -> list[str]:
     """The table of one file, then the facts its asserts do not imply, each once (with
     ``verbose``, how each witness was found, or what the search spent)."""
     lines = [f"{report.file}: {report.asserts} asserts"]

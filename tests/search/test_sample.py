@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from absint import ShapeReasoner
 from absint.cli import main
-from absint.cli.sample import sample_file
+from absint.reports.sample import sample_file
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at
 from absint.lang.printer import to_smtlib

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from absint.cli.check import check_file
+from absint.reports.check import check_file
 from absint.cli import main
 
 GOOD = """\
