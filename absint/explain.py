@@ -32,6 +32,7 @@ from absint.lang.kinds import EQ, LE, LIN, LT, NE, VAR
 from absint.lang.printer import brief_infix
 from absint.lang.program import Fact, Program
 from absint.missing import Candidate, missing
+from absint.readers.files import load_program
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
 from absint.search import engine
@@ -99,6 +100,36 @@ def assert_rows(program: Program, presets: tuple[str, ...] = ()) -> list[AssertR
     analysis = analyze_program(program, presets=presets)
     return [AssertRow(f.index, str(f.position), text_of(f), v.letter, v.by.value)
             for f, v in zip(program.facts, analysis.verdicts)]
+
+
+class NotRead(Exception):
+    """A file that cannot be read or parsed, or a line without an assert: the message, one line."""
+
+
+def rows_of_file(path: str, presets: tuple[str, ...] = ()) -> list[AssertRow]:
+    """:func:`assert_rows` of the file at ``path``, read in a fresh term table; raises
+    :class:`NotRead` when it cannot be read or parsed."""
+    with T.fresh_table():
+        return assert_rows(_program_of(path), presets)
+
+
+def explain_line(path: str, line: int, seed: int = 0, want_missing: bool = False) -> Explanation:
+    """:func:`explain` of the assert written on ``line`` of the file at ``path``, read in a
+    fresh term table; raises :class:`NotRead` when the file cannot be read or parsed or has
+    no assert on that line."""
+    with T.fresh_table():
+        program = _program_of(path)
+        fact = fact_at_line(program, line)
+        if fact is None:
+            raise NotRead(f"{path}:{line}: no assert on this line")
+        return explain(program, fact, assert_rows(program)[fact.index], seed, want_missing=want_missing)
+
+
+def _program_of(path: str) -> Program:
+    loaded = load_program(path, label=path)
+    if not loaded.ok:
+        raise NotRead(" ".join(str(loaded.error).split()))
+    return loaded.program
 
 
 def fact_at_line(program: Program, line: int) -> Fact | None:

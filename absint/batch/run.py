@@ -17,6 +17,7 @@ import contextlib
 import signal
 import threading
 import time
+from collections import Counter
 from typing import Any, Callable, Protocol, Sequence
 
 import attrs
@@ -26,7 +27,7 @@ from absint.batch.executors import DaskExecutor, ExecutorUnavailable, LocalPool,
 from absint.batch.jsonl import JsonlSink, ResultsBusy
 from absint.batch.plan import plan, read_file_records, split_resumed
 from absint.batch.record import FileRecord
-from absint.batch.summary import summarize
+from absint.batch.summary import json_report, layer_totals, summarize
 from absint.presets.facts import PresetError, parse
 from absint.readers.files import DEFAULT_MAX_FILE_SIZE, MB, shown
 
@@ -115,6 +116,14 @@ class BatchResult:
             return 2
         bad = s["errors"] + s["timeouts"] + s["violations"]
         return 1 if bad or len(self.records) < self.planned else 0
+
+    def layers(self) -> Counter:
+        """Verdicts per deciding layer, over every record."""
+        return layer_totals(list(self.records))
+
+    def to_json(self) -> dict[str, Any]:
+        """``--json``: the summary's figures, the verdicts per layer, and every record."""
+        return json_report(self.summary, list(self.records), self.wall, self.resumed)
 
 
 def run_batch(options: Options, progress: Progress | None = None) -> BatchResult:

@@ -19,13 +19,10 @@ from typing import Any, Sequence
 from rich.text import Text
 
 from absint.batch.budgets import add_budget_arguments
-from absint.batch.executors import Task
 from absint.batch.record import FileRecord
-from absint.batch.run import BatchResult, Options, Stopped, UsageError, run_batch
-from absint.batch.summary import json_report, layer_totals
+from absint.batch.run import BatchResult, Options, Stopped, Task, UsageError, run_batch
 from absint.cli.runner import PROBLEM, Outcome, add_paths, each_file
 from absint.presets import option as preset_option
-from absint.lang.terms import fresh_table
 
 EPILOG = """\
 output:
@@ -239,7 +236,7 @@ def report(args, result: BatchResult) -> None:
 
     s, records, wall = result.summary, result.records, result.wall
     if args.json:
-        print(json.dumps(json_report(s, list(records), wall, result.resumed)))
+        print(json.dumps(result.to_json()))
     else:
         if not args.quiet:
             out = Console(file=sys.stdout, highlight=False, soft_wrap=True)
@@ -249,7 +246,7 @@ def report(args, result: BatchResult) -> None:
                     for line in detail_lines(r):
                         out.print("  " + line, markup=False)
         _print_summary(Console(file=sys.stdout, highlight=False), s, wall, result.resumed, result.where,
-                       layer_totals(list(records)) if args.stats else None)
+                       result.layers() if args.stats else None)
     err = Console(file=sys.stderr, highlight=False, soft_wrap=True)  # messages unwrapped: grep-able
     for r in records:
         if r.preset_refused:
@@ -264,15 +261,13 @@ def report(args, result: BatchResult) -> None:
 
 def _asserts(args) -> int:
     """``--asserts``: each file's asserts, one line (or JSON object) each."""
-    from absint.explain import assert_rows
-    from absint.readers.files import load_program
+    from absint.explain import NotRead, rows_of_file
 
     def job(path: str, presets: tuple[str, ...]) -> Outcome:
-        with fresh_table():
-            loaded = load_program(path, label=path)
-            if not loaded.ok:
-                return Outcome(None, (), (" ".join(str(loaded.error).split()),), PROBLEM)
-            rows = assert_rows(loaded.program, presets)
-            return Outcome(tuple(r.to_json(path) for r in rows), tuple(r.line() for r in rows))
+        try:
+            rows = rows_of_file(path, presets)
+        except NotRead as e:
+            return Outcome(None, (), (str(e),), PROBLEM)
+        return Outcome(tuple(r.to_json(path) for r in rows), tuple(r.line() for r in rows))
 
     return each_file(args, "analyze", job, budgeted=False)

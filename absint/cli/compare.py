@@ -23,12 +23,12 @@ from absint.compare.cactus import cactus, require_matplotlib
 from absint.compare.html import write_html
 from absint.compare.markdown import write_markdown
 from absint.compare.oracle import MissingExtra
-from absint.compare.outputs import CsvSink, write_json
+from absint.compare.outputs import write_json
 from absint.compare.row import FileRow
 from absint.compare.sampling import spread_sample
 from absint.compare.session import Session
 from absint.compare.summary import summarize
-from absint.compare.terminal import print_terminal, progress
+from absint.compare.terminal import print_terminal
 from absint.readers.files import smt2_files
 from absint.cli.runner import add_paths
 
@@ -105,23 +105,10 @@ def run(args) -> int:
     os.makedirs(args.out, exist_ok=True)
     session.warm_up()
     started = time.time()
-    rows = _compare_all(session, files, args)
+    rows = session.compare_all(files, os.path.join(args.out, "asserts.csv"), quiet=args.quiet)
     summary = summarize(rows, oracles, _settings(args, files, session, time.time() - started))
     _write(args, summary, rows, oracles)
     return 1 if summary["unsound_count"] or summary["problem_count"] else 0
-
-
-def _compare_all(session: Session, files: list[str], args) -> list[FileRow]:
-    """Every file through the session; ``asserts.csv`` written as each one finishes."""
-    rows = []
-    with CsvSink(os.path.join(args.out, "asserts.csv"), session.oracles) as csv_sink, \
-            progress(len(files), quiet=args.quiet) as advance:
-        for path in files:
-            row, program = session.compare_file(path)
-            csv_sink.write(row, program)
-            rows.append(row)
-            advance(os.path.basename(path))
-    return rows
 
 
 def _settings(args, files: list[str], session: Session, wall_seconds: float) -> dict[str, Any]:

@@ -14,10 +14,8 @@ import argparse
 import json
 import sys
 
-from absint.explain import EXPLAIN_SECONDS, MISSING_SECONDS, assert_rows, explain, fact_at_line
+from absint.explain import EXPLAIN_SECONDS, MISSING_SECONDS, NotRead, explain_line
 from absint.lang.printer import brief_infix
-from absint.lang.terms import fresh_table
-from absint.readers.files import load_program
 
 EPILOG = f"""\
 example:
@@ -54,18 +52,11 @@ def run(args) -> int:
     if not path or not line.isdigit():
         print(f"absint explain: expected FILE:LINE, got {args.where!r}", file=sys.stderr)
         return 2
-    with fresh_table():
-        loaded = load_program(path, label=path)
-        if not loaded.ok:
-            print(" ".join(str(loaded.error).split()), file=sys.stderr)
-            return 1
-        program = loaded.program
-        fact = fact_at_line(program, int(line))
-        if fact is None:
-            print(f"{path}:{line}: no assert on this line", file=sys.stderr)
-            return 1
-        row = assert_rows(program)[fact.index]
-        e = explain(program, fact, row, args.seed, want_missing=args.missing)
+    try:
+        e = explain_line(path, int(line), args.seed, want_missing=args.missing)
+    except NotRead as problem:
+        print(problem, file=sys.stderr)
+        return 1
     print(json.dumps(e.to_json(path)) if args.json else "\n".join(_lines(e)))
     return 0
 

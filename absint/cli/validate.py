@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 import sys
 
-from absint.lang.terms import fresh_table
-from absint.readers.smtlib import SmtLibError, parse_bytes, parse_with_definitions
-from absint.validation.check import DIFFER, INVALID, UNKNOWN, VALID, ValidationError, bisect, validate_pairs
+from absint.readers.smtlib import SmtLibError
+from absint.validation.check import DIFFER, INVALID, UNKNOWN, VALID, ValidationError
+from absint.validation.files import bisect_files, pairs_of_file
 
 
 def add_arguments(parser) -> None:
@@ -35,10 +35,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     try:
-        with fresh_table():
-            if args.against is not None:
-                return _run_bisect(args)
-            return _run_pairs(args)
+        if args.against is not None:
+            return _run_bisect(args)
+        return _run_pairs(args)
     except (SmtLibError, ValidationError) as e:
         print(f"absint validate: {e}", file=sys.stderr)
         return 2
@@ -47,22 +46,8 @@ def run(args) -> int:
         return 2
 
 
-def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def _run_pairs(args) -> int:
-    import os
-
-    data, name = _read(args.file), os.path.basename(args.file)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        parse_bytes(data, name)  # raises the positioned error every command reports
-        raise
-    program, definitions = parse_with_definitions(text, name)
-    results = validate_pairs(program, definitions, equiv=args.equiv)
+    results = pairs_of_file(args.file, equiv=args.equiv)
     if args.json:
         print(json.dumps({"file": args.file, "pairs": [r.as_json() for r in results]}))
     else:
@@ -76,11 +61,7 @@ def _run_pairs(args) -> int:
 
 
 def _run_bisect(args) -> int:
-    import os
-
-    source = parse_bytes(_read(args.file), os.path.basename(args.file))
-    target = parse_bytes(_read(args.against), os.path.basename(args.against))
-    result = bisect(source, target)
+    result = bisect_files(args.file, args.against)
     if args.json:
         print(json.dumps({"file": args.file, "against": args.against, **result.as_json()}))
     else:

@@ -8,12 +8,15 @@ by the asserts before it? CPU time is ``time.process_time`` around each oracle's
 from __future__ import annotations
 
 import gc
+import os
 from typing import Mapping, Sequence
 
 import attrs
 
 from absint.compare.oracle import Case, Oracle, Outcome
+from absint.compare.outputs import CsvSink
 from absint.compare.row import FileRow, family
+from absint.compare.terminal import progress
 from absint.lang.program import Program
 from absint.readers.files import LoadedFile, content_digest, load_program
 from absint.readers.smtlib import parse_bytes
@@ -66,6 +69,18 @@ class Session:
             case = Case(loaded, own.answers)
             outcomes.update((o.name, o.run(case)) for o in others if path in self.plan[o.name])
         return _row(loaded, outcomes), loaded.program
+
+    def compare_all(self, files: Sequence[str], csv_path: str, quiet: bool = False) -> list[FileRow]:
+        """Every file's row, in order; ``asserts.csv`` (``csv_path``) written as each one
+        finishes, a progress bar on a terminal's stderr unless ``quiet``."""
+        rows = []
+        with CsvSink(csv_path, self.oracles) as csv_sink, progress(len(files), quiet=quiet) as advance:
+            for path in files:
+                row, program = self.compare_file(path)
+                csv_sink.write(row, program)
+                rows.append(row)
+                advance(os.path.basename(path))
+        return rows
 
 
 def _row(loaded: LoadedFile, outcomes: Mapping[str, Outcome]) -> FileRow:
