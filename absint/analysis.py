@@ -9,7 +9,7 @@ adds reading, presets and the record), ``absint presets`` (:mod:`absint.presets.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
 
 import attrs
 
@@ -18,6 +18,30 @@ from absint.lang.program import Program
 from absint.lang.terms import Term
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import UNKNOWN, Truth, Verdict
+
+
+class AssertReasoner(Protocol):
+    """What the analysis of a program asks of its reasoner (a :class:`Reasoner`, or a wrapper
+    around one, as the comparison's timing is)."""
+
+    @property
+    def contradiction(self) -> bool:
+        """Whether the facts so far contradict each other."""
+
+    def prefer_to_eliminate(self, variables: Iterable[Term]) -> None:
+        """Variables to solve equalities for first (the backed symbols)."""
+
+    def example(self, values: Mapping[str, object]) -> None:
+        """The example point (the backed symbols' hints)."""
+
+    def register(self, terms: Iterable[Term]) -> None:
+        """Terms to keep up to date from now on (the program's named sums)."""
+
+    def decide(self, guard: Term) -> Verdict:
+        """The guard's verdict under the facts so far."""
+
+    def assume(self, fact: Term) -> None:
+        """One more fact."""
 
 
 @attrs.frozen(slots=True)
@@ -46,7 +70,7 @@ class ProgramAnalysis:
         return f"example point violates assert {self.inconsistent_at}: hints inconsistent"
 
 
-def analyze_program(program: Program, check_example: bool = True, reasoner: Reasoner | None = None,
+def analyze_program(program: Program, check_example: bool = True, reasoner: AssertReasoner | None = None,
                     assumed: Sequence[Term] = ()) -> ProgramAnalysis:
     """Decide each assert given the ones before it, then assume it.
 
@@ -81,7 +105,7 @@ def analyze_program(program: Program, check_example: bool = True, reasoner: Reas
                            errors_)
 
 
-def _decided(r: Reasoner, fact, errors: list[tuple[int, str]]) -> Verdict:
+def _decided(r: AssertReasoner, fact, errors: list[tuple[int, str]]) -> Verdict:
     """``r.decide`` of one assert; an internal error costs that assert only (UNKNOWN, its
     message kept), not the file's other verdicts."""
     try:
@@ -91,7 +115,7 @@ def _decided(r: Reasoner, fact, errors: list[tuple[int, str]]) -> Verdict:
         return UNKNOWN
 
 
-def _assumed(r: Reasoner, fact, errors: list[tuple[int, str]]) -> bool:
+def _assumed(r: AssertReasoner, fact, errors: list[tuple[int, str]]) -> bool:
     """``r.assume`` of one assert; False after an internal error: the reasoner may hold part
     of the fact's consequences, so the asserts after it are left undecided (never a verdict
     from a half-updated state)."""

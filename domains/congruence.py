@@ -669,5 +669,9 @@ class CongruenceDomain:
             return v.residue, v.residue
         return NEG_INF, INF
 
+    def congruence(self, v: Congruence) -> tuple[int, object]:
+        """mZ + r ↦ (m, r)"""
+        return v.modulus, v.residue
+
 
 CONGRUENCE = CongruenceDomain()

@@ -873,5 +873,11 @@ class IntervalDomain:
         """(lo, hi); bottom gives (inf, -inf)."""
         return v.lo, v.hi
 
+    def congruence(self, v: Interval) -> tuple[int, object]:
+        """(0, c) for [c, c], (-1, 0) for bottom, (1, 0) otherwise: an interval knows no residue."""
+        if v.lo > v.hi:
+            return -1, 0
+        return (0, v.lo) if v.lo == v.hi else (1, 0)
+
 
 INTERVAL = IntervalDomain()

@@ -355,6 +355,10 @@ class IntervalCongruenceDomain:
         """(lo, hi) of the (reduced) interval; bottom gives (inf, -inf)."""
         return v.interval.lo, v.interval.hi
 
+    def congruence(self, v: IntervalCongruence) -> tuple[int, object]:
+        """(m, r) of the (reduced) congruence: 0 for a constant, 1 when unknown, -1 for bottom."""
+        return v.congruence.modulus, v.congruence.residue
+
     def sum_tracker(self, term: Operation, args: Sequence[IntervalCongruence]) -> SumTracker:
         """``forward`` of a sum, kept up to date one operand at a time (:class:`SumTracker`)."""
         return SumTracker(term, args)

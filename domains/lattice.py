@@ -101,6 +101,12 @@ class ValueDomain(Lattice[V], Protocol[V]):
         """Numeric (lo, hi) with ``-inf``/``inf`` for unbounded sides; ``(inf, -inf)`` for bottom."""
         ...
 
+    def congruence(self, v: V) -> tuple[int, object]:
+        """``(m, r)``: every value of ``v`` is ``r`` modulo ``m``. ``m = 1`` when the domain knows
+        no congruence of it (and for a Real value), ``0`` when ``v`` is the constant ``r``, ``-1``
+        for bottom. What the polyhedra and the searches read of a value beyond its bounds."""
+        ...
+
 
 class RelationalDomain(Protocol):
     """A domain over several variables at once (e.g. polyhedra on one slice); its constraints

@@ -16,25 +16,39 @@ from absint.compare.oracle import Answers, Case, Oracle, Outcome
 from absint.reasoning.reasoner import Reasoner
 
 
-class TimedReasoner(Reasoner):
-    """Records the CPU seconds of each assert (its verdict plus assuming it)."""
+class TimedReasoner:
+    """A reasoner wrapped to record the CPU seconds of each assert (its verdict plus assuming
+    it); what the analysis asks of it (:class:`absint.analysis.AssertReasoner`) is passed on."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, reasoner: Reasoner | None = None) -> None:
+        self.reasoner = Reasoner() if reasoner is None else reasoner
         self.times: list[float] = []
         self._decide = 0.0
+
+    @property
+    def contradiction(self) -> bool:
+        return self.reasoner.contradiction
+
+    def prefer_to_eliminate(self, variables) -> None:
+        self.reasoner.prefer_to_eliminate(variables)
+
+    def example(self, values) -> None:
+        self.reasoner.example(values)
+
+    def register(self, terms) -> None:
+        self.reasoner.register(terms)
 
     def decide(self, guard):
         t = time.process_time()
         try:
-            return super().decide(guard)
+            return self.reasoner.decide(guard)
         finally:
             self._decide = time.process_time() - t
 
     def assume(self, fact):
         t = time.process_time()
         try:
-            super().assume(fact)
+            self.reasoner.assume(fact)
         finally:
             self.times.append(self._decide + time.process_time() - t)
             self._decide = 0.0

@@ -4,14 +4,16 @@ Each sub-analysis (normal form, value network, entailment, product bounds,
 linearisation, difference bounds, polyhedra) holds the facade,
 :class:`absint.reasoning.reasoner.Reasoner`, and asks it, as TVM's sub-analyzers ask their
 ``Analyzer``; none reads another's fields. These protocols are the whole of what may be
-asked. A layer imports this module and its own helpers (``rules``, ``links``,
+asked: every member of the network a module other than the network, the reasoner and the
+fact intake reads is named in :class:`Network`
+(``tests/project/test_architecture.py: test_the_network_is_read_through_its_protocol``). A layer imports this module and its own helpers (``rules``, ``links``,
 ``monomials``), never another layer; only ``facts`` (the intake, which feeds the network
 and the normal form) and ``reasoner`` import layers, so the layers form no import circle.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol
+from typing import ContextManager, Iterable, Protocol, Sequence
 
 from absint.lang.terms import Term
 from domains.lattice import ValueDomain
@@ -27,6 +29,26 @@ class Network(Protocol):
     #: bumped whenever a key is registered or removed, and on rollback: the keys and their
     #: parent links (what caches of the network's shape compare)
     shape: int
+    #: every key registered, in order (a rollback cuts it back): a cache of the keys' shape
+    #: built from the first ``n`` reads ``registered[n:]`` to catch up (see :meth:`registered_since`)
+    registered: Sequence[Term]
+    #: bumped whenever keys leave (a detach, a rollback): then such caches rebuild
+    removals: int
+
+    @property
+    def at_fixpoint(self) -> bool:
+        """Whether every narrowing so far was propagated to its end (none cut short, none
+        pending, no contradiction): the values are then a fixpoint of the short sums, which
+        the difference searches read instead of searching."""
+
+    def registered_since(self, removals: int, logged: int) -> tuple[int, list[Term]] | None:
+        """For a cache built from the first ``logged`` keys when :attr:`removals` was
+        ``removals``: ``(kept, new)``, the log position below which its keys are all still
+        there and the keys logged since; None when any key may have left."""
+
+    def budget_at_most(self, steps: int | None) -> ContextManager[None]:
+        """Propagation limited to ``steps`` per fact inside the block (a case split's branches,
+        a sampler's draws), the budget restored after it."""
 
     def split(self, t: Term) -> tuple[object, Term | None, object]:
         """``t = k*key + c``; ``key`` is None for a constant."""
@@ -51,6 +73,13 @@ class Network(Protocol):
 
     def excluded_values(self, key: Term) -> set:
         """The values a disequality excluded for ``key`` (empty when none)."""
+
+    def keys(self) -> Iterable[Term]:
+        """The registered keys."""
+
+    def linear_bounds(self, t: Term) -> tuple[object, object] | None:
+        """Numeric bounds of the linear term ``t`` from its atoms' current bounds, registering
+        nothing (None when an atom is not registered)."""
 
 
 class Facade(Protocol):

@@ -128,9 +128,8 @@ def remainder_range(network: Network, arg: Term, d: int) -> tuple[int, int]:
     key = network.split(arg)[1]
     if key is None or network.key_value(key) is None:
         return 0, d - 1
-    v = network.value(arg)
-    m = getattr(v, "modulus", 1)
+    m, r = network.domain.congruence(network.value(arg))
     if m > 0 and m % d == 0:
-        r = v.residue % d
+        r = r % d
         return r, r
     return 0, d - 1

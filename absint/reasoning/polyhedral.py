@@ -143,8 +143,8 @@ class PolyhedralLayer:
         congruent = []
         for a in atoms:
             v = network.key_value(a)
-            if v is not None and getattr(v, "modulus", 1) > 1 and v.lo != v.hi:
-                congruent.append((a, v))
+            if v is not None and _congruent(network.domain, v):
+                congruent.append((a, network.domain.congruence(v)))
         n_dims = len(dims) + len(congruent)
         index = {a: i for i, a in enumerate(dims)}
         index.update({a: n_dims + j for j, a in enumerate(params)})
@@ -153,8 +153,8 @@ class PolyhedralLayer:
             v = network.key_value(a)
             if v is not None:
                 out.extend(_within({a: 1}, 0, *network.domain.bounds(v), index))
-        for k, (a, v) in enumerate(congruent):  # a = m*k + r
-            out.append(LinearConstraint(((index[a], 1), (len(dims) + k, -v.modulus)), -int(v.residue), True))
+        for k, (a, (m, r)) in enumerate(congruent):  # a = m*k + r
+            out.append(LinearConstraint(((index[a], 1), (len(dims) + k, -m)), -int(r), True))
         relations, differences_only = self._relations(atoms, index)
         tied = [c for a in atoms for c in links(a, index, network)]
         differences_only = differences_only and not tied and not congruent and all(a.kind == VAR for a in atoms)
@@ -197,7 +197,7 @@ class PolyhedralLayer:
         network = self.network
         for a in atoms:
             v = network.key_value(a)
-            if a.kind != VAR or (v is not None and getattr(v, "modulus", 1) > 1 and v.lo != v.hi):
+            if a.kind != VAR or (v is not None and _congruent(network.domain, v)):
                 return False
         for q in self._other_keys_inside(atoms):
             lo, hi = network.domain.bounds(network.key_value(q))
@@ -456,6 +456,13 @@ def _bounded_put(kept: dict, key, value, limit: int) -> None:
     kept[key] = value
     if len(kept) > limit:
         kept.pop(next(iter(kept)))
+
+
+def _congruent(domain, v) -> bool:
+    """Whether ``v`` holds a congruence ``a = m*k + r`` with ``m > 1`` that isl is told beyond
+    the bounds (a constant needs none)."""
+    lo, hi = domain.bounds(v)
+    return domain.congruence(v)[0] > 1 and lo != hi
 
 
 def _within(coefs: dict[Term, int], const, lo, hi, index: dict[Term, int]) -> list[LinearConstraint]:

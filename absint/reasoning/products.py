@@ -259,8 +259,8 @@ class _Matcher:
     def bounds(self, t: Term) -> tuple:
         b = self._bounds.get(t)
         if b is None:
-            n = self.network
-            b = self._bounds[t] = n.domain.bounds(n.value(t))
+            network = self.network
+            b = self._bounds[t] = network.domain.bounds(network.value(t))
         return b
 
     def relate(self, f: Term, h: Term) -> Number | None:

@@ -262,11 +262,10 @@ class Labelling:
         lo, hi = self.r.bounds(t)
         if t.sort is not INT or lo == hi:
             return Domain(lo, hi)
-        v = self.r.value(t)
-        m = getattr(v, "modulus", 1)
-        if not isinstance(m, int) or m < 1:
+        m, r = self.r.network.domain.congruence(self.r.value(t))
+        if m < 1:
             return Domain(lo, hi)
-        return Domain(lo, hi, m, v.residue % m)
+        return Domain(lo, hi, m, r % m)
 
     def _values(self, d: Domain, hint, covering: bool) -> Iterator[int]:
         """The heuristic order, each value once: the hint (or the domain's nearest end),

@@ -298,3 +298,20 @@ def test_json_prints_summary_json_on_stdout_instead_of_the_table(write_program, 
     assert rc == 0
     assert printed == json.loads((tmp_path / "out" / "summary.json").read_text())
     assert [f["file"] for f in printed["files"]] == ["jagged.smt2"] and printed["unsound_count"] == 0
+
+
+def test_absint_is_timed_by_a_wrapper_with_the_same_verdicts():
+    """The absint oracle times each assert by wrapping a reasoner, not by subclassing it: the
+    wrapped reasoner gives the verdicts a plain one gives, with one time per assert."""
+    from absint.analysis import analyze_program
+    from absint.compare.absint_oracle import TimedReasoner
+    from absint.readers.smtlib import parse
+
+    program = parse(jagged_split(6, seed=3), "j.smt2")
+    inner = Reasoner()
+    timed = TimedReasoner(inner)
+    assert not isinstance(timed, Reasoner)
+    letters = analyze_program(program, reasoner=timed).letters
+    assert letters == analyze_program(program).letters and "T" in letters
+    assert len(timed.times) == len(program.facts) and all(t >= 0 for t in timed.times)
+    assert timed.contradiction is inner.contradiction is False

@@ -54,3 +54,29 @@ def test_every_registered_domain_builds_a_reasoner():
         r = Reasoner(domain=d)
         r.assume(T.eq(x, T.const(4)))
         assert r.decide(T.eq(x, T.const(5))).truth is Truth.FALSE, name
+
+
+def test_every_registered_domain_implements_the_value_domain_protocol():
+    """What a reasoner reads of a domain is the protocol (``domains/lattice.py: ValueDomain``),
+    never an attribute of a value (``congruence``, not ``v.modulus``)."""
+    from domains.lattice import ValueDomain
+
+    wanted = {n for n in vars(ValueDomain) if not n.startswith("_")} | {"top", "bottom", "is_bottom", "leq", "join",
+                                                                         "meet"}
+    assert "congruence" in wanted
+    for name, d in domains.VALUE_DOMAINS.items():
+        assert {n for n in wanted if not callable(getattr(d, n, None))} == set(), name
+
+
+def test_the_congruence_law_catches_a_domain_that_claims_a_residue():
+    from domain_laws import congruence_breaks
+    from domains.interval_congruence import IC, IntervalCongruenceDomain
+
+    class Claims(IntervalCongruenceDomain):
+        def congruence(self, v):
+            return 2, 1  # "every value is odd"
+
+    v = IC.from_bounds(0, 4, T.INT)
+    assert congruence_breaks(IC, v, T.INT) is None
+    assert congruence_breaks(Claims(), v, T.INT) == 0
+    assert congruence_breaks(IC, IC.constant(3, T.INT), T.INT) is None

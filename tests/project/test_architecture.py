@@ -175,3 +175,60 @@ def test_only_the_network_writes_its_own_fields():
     assert {k: v for k, v in found.items() if v} == {}
     planted = "def f(self):\n    self.network.budget = 3\n    network.epoch += 1\n"
     assert network_writes(ast.parse(planted)) == [2, 3]
+
+
+#: who may use the value network beyond its protocol: the network itself, its owner (the
+#: reasoner builds it, marks and restores it at checkpoints) and the fact intake (which narrows it)
+NETWORK_OWNERS = {"absint.reasoning.network", "absint.reasoning.reasoner", "absint.reasoning.facts"}
+
+
+def network_reads(tree: ast.AST) -> tuple[set[str], list[int]]:
+    """The members read of a value network (``x.network.m``, ``network.m``), and the lines that
+    bind a network to another name (``n = self.network``: its reads would go unseen)."""
+    reads: set[str] = set()
+    aliases = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            owner = node.value
+            name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
+            if name == "network":
+                reads.add(node.attr)
+        elif isinstance(node, ast.Assign):
+            value = node.value
+            bound = value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", None)
+            names = [t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", None) for t in node.targets]
+            if bound == "network" and any(n != "network" for n in names):
+                aliases.append(node.lineno)
+    return reads, aliases
+
+
+def protocol_members() -> set[str]:
+    from absint.reasoning.facade import Network
+
+    return set(Network.__annotations__) | {n for n in vars(Network) if not n.startswith("_")}
+
+
+def test_the_network_is_read_through_its_protocol():
+    """Every member of the value network a layer (or a search) reads is named in
+    ``facade.Network``, and the network has every member the protocol names."""
+    from absint.reasoning.reasoner import Reasoner
+
+    named = protocol_members()
+    unnamed, aliased = {}, {}
+    for module, path in SOURCES.items():
+        if module in NETWORK_OWNERS or not module.startswith("absint"):
+            continue
+        reads, aliases = network_reads(ast.parse(path.read_text()))
+        if reads - named:
+            unnamed[module] = sorted(reads - named)
+        if aliases:
+            aliased[module] = aliases
+    assert (unnamed, aliased) == ({}, {})
+    network = Reasoner().network
+    assert {m for m in named if not hasattr(network, m)} == set()
+
+
+def test_the_read_check_finds_a_planted_read_and_an_alias():
+    planted = "def f(self):\n    self.network._val.clear()\n    n = self.network\n    return n.key_value(1)\n"
+    reads, aliases = network_reads(ast.parse(planted))
+    assert reads - protocol_members() == {"_val"} and aliases == [3]

@@ -355,6 +355,24 @@ class LatticeLaws:
         for x in concretise(a, self.sort):
             assert lo <= x <= hi
 
+    @law
+    def law_congruence_holds_for_every_value(self, data):
+        a = self._draw(data)
+        assert congruence_breaks(self.domain, a, self.sort) is None
+
+
+def congruence_breaks(domain, a, sort: Sort):
+    """A value of ``a`` (in the test window) that ``domain.congruence(a)`` gets wrong, or None:
+    ``(m, r)`` says every value is ``r`` mod ``m`` (``m = 0``: is ``r``; ``-1``: there is none)."""
+    m, r = domain.congruence(a)
+    values = concretise(a, sort)
+    if m < 0:
+        return values[0] if values else None
+    for x in values:
+        if (x != r) if m == 0 else (m > 1 and (x - r) % m):
+            return x
+    return None
+
 
 # ---------------------------------------------------------------- the terms checked, one kind or more each
 
