@@ -24,7 +24,7 @@ from typing import Sequence
 
 import attrs
 
-from absint.batch.analyze import analyze_program
+from absint.batch.analyze import analyze_with_presets
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at
 from absint.lang.dag import subterms
@@ -97,7 +97,7 @@ def text_of_term(t) -> str:
 
 def assert_rows(program: Program, presets: tuple[str, ...] = ()) -> list[AssertRow]:
     """Every assert with its verdict against the ones before it and the deciding layer."""
-    analysis = analyze_program(program, presets=presets)
+    analysis = analyze_with_presets(program, presets)
     return [AssertRow(f.index, str(f.position), text_of(f), v.letter, v.by.value)
             for f, v in zip(program.facts, analysis.verdicts)]
 

@@ -167,7 +167,7 @@ def _alarm(signum, frame):
 
 def run_one(seed: int, budget: float = 20.0, z3_timeout_ms: int = 2000) -> dict:
     """The outcome of one input (see the module docstring); never raises."""
-    from absint.batch.analyze import analyze_program
+    from absint.analysis import analyze_program
     from absint.lang.terms import fresh_table
     from absint.readers.smtlib import SmtLibError, parse_bytes
 

@@ -21,7 +21,7 @@ from benchmarks.generators import build_jagged_split
 
 
 def absint_run(text: str) -> tuple[str, float]:
-    from absint.batch.analyze import analyze_program
+    from absint.analysis import analyze_program
     from absint.readers.smtlib import parse
     from absint.lang.terms import fresh_table
 

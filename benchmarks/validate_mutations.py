@@ -24,7 +24,7 @@ import time
 
 import attrs
 
-from absint.batch.analyze import analyze_program
+from absint.analysis import analyze_program
 from absint.lang import terms as T
 from absint.lang.printer import to_smtlib
 from absint.lang.program import Fact, Program

@@ -8,25 +8,22 @@ refuses the file (``preset_refused``, the fact in ``error``).
 
 from __future__ import annotations
 
-import os
 import time
 
-from absint import analysis
-from absint.analysis import ProgramAnalysis, example_values, example_violations  # noqa: F401 - re-exported
+from absint.analysis import AssertReasoner, ProgramAnalysis, analyze_program
 from absint.lang.program import Program
 from absint.presets import facts as preset_facts
-from absint.reasoning.reasoner import Reasoner
 from absint.batch.record import FileRecord
 from absint.readers.files import LoadedFile, load_bytes, load_program
 from absint.lang.terms import fresh_table
 
 
-def analyze_program(program: Program, check_example: bool = True, reasoner: Reasoner | None = None,
-                    presets: tuple[str, ...] = ()) -> ProgramAnalysis:
+def analyze_with_presets(program: Program, presets: tuple[str, ...] = (), check_example: bool = True,
+                         reasoner: AssertReasoner | None = None) -> ProgramAnalysis:
     """:func:`absint.analysis.analyze_program` with the presets' facts assumed first, each
     checked at the example point (:class:`~absint.presets.facts.PresetRefused` if one fails)."""
     assumed = [f.term for f in preset_facts.checked_facts(program, presets)]
-    return analysis.analyze_program(program, check_example, reasoner, assumed)
+    return analyze_program(program, check_example, reasoner, assumed)
 
 
 def analyze_file(path: str, max_size: int = 0, presets: tuple[str, ...] = ()) -> FileRecord:
@@ -58,7 +55,7 @@ def record_of(loaded: LoadedFile, start: float, presets: tuple[str, ...] = ()) -
                                  time.process_time() - start, loaded.digest).with_presets(presets)
     parsed = time.process_time()
     try:
-        analysis = analyze_program(loaded.program, presets=presets)
+        analysis = analyze_with_presets(loaded.program, presets)
     except preset_facts.PresetRefused as e:
         return FileRecord.refused(name, len(loaded.program.facts), str(e), presets,
                                   time.process_time() - start, loaded.digest)

@@ -154,7 +154,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 @attrs.frozen(slots=True)
-class Outcome:
+class ForkOutcome:
     """What a job run in a forked process came to: its value, or why there is none.
 
     ``kind`` is ``ok``, ``timeout``, ``memory``, ``died`` or ``internal``; ``reason``
@@ -244,8 +244,8 @@ def _collect(pid: int, rfd: int, timeout: float, parent_pid: int | None) -> tupl
 
 
 def run_forked(job: Callable[[], object], timeout: float, max_memory: int, fault: str | None = None,
-               conn_fd: int | None = None, parent_pid: int | None = None) -> Outcome:
-    """Run ``job`` in a forked process with the time and memory limits; always an :class:`Outcome`.
+               conn_fd: int | None = None, parent_pid: int | None = None) -> ForkOutcome:
+    """Run ``job`` in a forked process with the time and memory limits; always an :class:`ForkOutcome`.
 
     Every command's per-file budget is this one function. The caller must be
     single-threaded (safe to fork). ``conn_fd`` is closed in the child;
@@ -270,15 +270,17 @@ def run_forked(job: Callable[[], object], timeout: float, max_memory: int, fault
         _, status, usage = os.wait4(pid, 0)
     cpu = usage.ru_utime + usage.ru_stime
     if timed_out:
-        return Outcome("timeout", reason=timeout_reason(timeout), cpu=cpu)
+        return ForkOutcome("timeout", reason=timeout_reason(timeout), cpu=cpu)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and message:
         try:
             result = pickle.loads(message)
         except Exception:  # noqa: BLE001 - a truncated message is a crash
             result = None
         if result is not None:
-            return Outcome("ok", result[1]) if result[0] == "ok" else Outcome(result[0], None, result[1], result[2])
-    return Outcome("died", reason=_status_reason(status), cpu=cpu)
+            if result[0] == "ok":
+                return ForkOutcome("ok", result[1])
+            return ForkOutcome(result[0], None, result[1], result[2])
+    return ForkOutcome("died", reason=_status_reason(status), cpu=cpu)
 
 
 def run_isolated(path: str, name: str, timeout: float, max_memory: int, max_size: int = 0,

@@ -21,7 +21,7 @@ from rich.text import Text
 from absint.batch.budgets import add_budget_arguments
 from absint.batch.record import FileRecord
 from absint.batch.run import BatchResult, Options, Stopped, Task, UsageError, run_batch
-from absint.cli.runner import PROBLEM, Outcome, add_paths, each_file
+from absint.cli.runner import PROBLEM, FileOutcome, add_paths, each_file
 from absint.presets import option as preset_option
 
 EPILOG = """\
@@ -263,11 +263,11 @@ def _asserts(args) -> int:
     """``--asserts``: each file's asserts, one line (or JSON object) each."""
     from absint.explain import NotRead, rows_of_file
 
-    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+    def job(path: str, presets: tuple[str, ...]) -> FileOutcome:
         try:
             rows = rows_of_file(path, presets)
         except NotRead as e:
-            return Outcome(None, (), (str(e),), PROBLEM)
-        return Outcome(tuple(r.to_json(path) for r in rows), tuple(r.line() for r in rows))
+            return FileOutcome(None, (), (str(e),), PROBLEM)
+        return FileOutcome(tuple(r.to_json(path) for r in rows), tuple(r.line() for r in rows))
 
     return each_file(args, "analyze", job, budgeted=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from absint.batch.budgets import add_budget_arguments, max_size
-from absint.cli.runner import JSON_HELP, Outcome, add_paths, each_file, files_with_errors, reported
+from absint.cli.runner import JSON_HELP, FileOutcome, add_paths, each_file, files_with_errors, reported
 from absint.presets import option as preset_option
 from absint.reports.bounds import FileBounds, bounds_of_file, number
 
@@ -101,7 +101,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+    def job(path: str, presets: tuple[str, ...]) -> FileOutcome:
         report = bounds_of_file(path, max_size(args), names=args.symbols, outputs=args.outputs, int32=args.int32,
                                 smtlib=args.smtlib, presets=presets)
         return reported(report.to_json(), lambda: table(report), report.error, report.usage_error)

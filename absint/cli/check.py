@@ -35,11 +35,11 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from absint.batch.budgets import max_size
-    from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, each_file
+    from absint.cli.runner import OK, PROBLEM, USAGE, FileOutcome, each_file
 
-    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+    def job(path: str, presets: tuple[str, ...]) -> FileOutcome:
         report = check_file(path, max_size(args), presets)
         status = USAGE if report.refused is not None else OK if report.ok else PROBLEM
-        return Outcome(report.to_json(), (report.summary(),), status=status)
+        return FileOutcome(report.to_json(), (report.summary(),), status=status)
 
     return each_file(args, "check", job, summary=lambda n, tally: f"{n} file(s), {tally['problems']} with a problem")

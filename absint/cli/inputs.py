@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from absint.cli.runner import JSON_HELP, OK, PROBLEM, USAGE, Outcome, add_paths, each_file
+from absint.cli.runner import JSON_HELP, OK, PROBLEM, USAGE, FileOutcome, add_paths, each_file
 from absint.inputs.description import ranges_of
 from absint.inputs.within import BadDeclaration, parse_ranges
 from absint.lang.printer import to_infix
@@ -104,7 +104,7 @@ def run(args) -> int:
                      budgeted=False, summary=_summary(within is not None))
 
 
-def _outcome(report: FileInputs, args, within: bool) -> Outcome:
+def _outcome(report: FileInputs, args, within: bool) -> FileOutcome:
     """The report as the runner prints it: errors and undecided guards on stderr; the export,
     or the summary and the inputs that make a guard fail, on stdout."""
     messages = ((report.error,) if report.error is not None else ()) + tuple(v.message() for v in report.undecided)
@@ -114,7 +114,7 @@ def _outcome(report: FileInputs, args, within: bool) -> Outcome:
         text += tuple(v.message() for v in report.found)
     error = report.error is not None
     status = USAGE if report.usage_error else PROBLEM if error or report.found else OK
-    return Outcome(report.to_json(within), text, messages, status,
+    return FileOutcome(report.to_json(within), text, messages, status,
                    {"errors": int(error), "can_fail": int(bool(report.found))})
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from absint.batch.budgets import add_budget_arguments, max_size
-from absint.cli.runner import JSON_HELP, Outcome, add_paths, each_file, files_with_errors, reported
+from absint.cli.runner import JSON_HELP, FileOutcome, add_paths, each_file, files_with_errors, reported
 from absint.lang.printer import to_infix, to_smtlib
 from absint.presets import option as preset_option
 from absint.reports.bounds import number
@@ -72,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+    def job(path: str, presets: tuple[str, ...]) -> FileOutcome:
         report = outputs_of_file(path, presets, max_size(args))
         tally = {"outputs": len(report.outputs), "constant": sum(o.constant is not None for o in report.outputs)}
         return reported(report.to_json(), lambda: table(report, args.smtlib), report.error, report.usage_error, tally)

@@ -1,6 +1,6 @@
 """The loop every per-file command shares: files, budgets, output, errors and exit code.
 
-A command gives :func:`each_file` a job, ``(path, presets) -> Outcome``: what it made of one
+A command gives :func:`each_file` a job, ``(path, presets) -> FileOutcome``: what it made of one
 file (its JSON record, its text, its messages, how it ended). The runner plans the files
 (directories searched for ``*.smt2``, ``-`` for stdin, the presets), runs each job under
 the per-file budgets when the command has them (a forked process per file, so one file
@@ -26,7 +26,7 @@ OK, PROBLEM, USAGE = 0, 1, 2
 
 
 @attrs.frozen(slots=True)
-class Outcome:
+class FileOutcome:
     """One file's result: ``record`` (a JSON object, or a sequence of them: one line each)
     printed under ``--json``, ``lines`` otherwise;
     ``messages`` always go to stderr; ``status`` OK, PROBLEM or USAGE; ``tally``: counts
@@ -39,7 +39,7 @@ class Outcome:
     tally: Mapping[str, int] = attrs.field(factory=dict)
 
 
-Job = Callable[[str, tuple[str, ...]], Outcome]
+Job = Callable[[str, tuple[str, ...]], FileOutcome]
 Summary = Callable[[int, Counter], "str | None"]
 
 
@@ -89,14 +89,14 @@ def planned_files(args: argparse.Namespace, command: str,
     return files, presets
 
 
-def _run(job: Job, path: str, presets: tuple[str, ...], args: argparse.Namespace) -> Outcome:
+def _run(job: Job, path: str, presets: tuple[str, ...], args: argparse.Namespace) -> FileOutcome:
     outcome, over = within_budget(lambda: job(path, presets), path, args.timeout, args.max_memory)
     if over is not None:
-        return Outcome({"file": path, "error": over}, messages=(over,), status=PROBLEM)
+        return FileOutcome({"file": path, "error": over}, messages=(over,), status=PROBLEM)
     return outcome
 
 
-def _show(outcome: Outcome, args: argparse.Namespace) -> None:
+def _show(outcome: FileOutcome, args: argparse.Namespace) -> None:
     for message in outcome.messages:
         print(shown(message), file=sys.stderr, flush=True)
     if args.json:
@@ -123,13 +123,13 @@ def add_paths(parser: argparse.ArgumentParser, epilog: str, metavar: str = "PATH
 
 
 def reported(record: Mapping, text: Callable[[], Sequence[str]], error: str | None, usage_error: bool = False,
-             tally: Mapping[str, int] | None = None) -> Outcome:
+             tally: Mapping[str, int] | None = None) -> FileOutcome:
     """The usual outcome of a file's report: its text when it has no error; else the error on
     stderr, a USAGE status when the error is the user's (a --symbol the file lacks, ...)."""
     tally = dict(tally or {})
     if error is None:
-        return Outcome(record, tuple(text()), (), OK, tally)
-    return Outcome(record, (), (error,), USAGE if usage_error else PROBLEM, tally)
+        return FileOutcome(record, tuple(text()), (), OK, tally)
+    return FileOutcome(record, (), (error,), USAGE if usage_error else PROBLEM, tally)
 
 
 def files_with_errors(n: int, tally: Counter) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from absint.cli.runner import JSON_HELP, Outcome, add_paths, each_file, reported
+from absint.cli.runner import JSON_HELP, FileOutcome, add_paths, each_file, reported
 from absint.reports.sample import FileSamples, sample_file
 from absint.search.sampling import DEFAULT_LIMIT, IMPOSSIBLE, LARGEST, SAT
 
@@ -76,7 +76,7 @@ def _natural(text: str) -> int:
 
 
 def run(args) -> int:
-    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+    def job(path: str, presets: tuple[str, ...]) -> FileOutcome:
         report = sample_file(path, args.n, args.seed, args.exhaustive, args.limit, not args.count_only, args.largest)
         return reported(report.to_json(args.exhaustive), lambda: lines(report, args.exhaustive), report.error)
 

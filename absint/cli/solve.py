@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from absint.cli.runner import JSON_HELP, PROBLEM, USAGE, Outcome, add_paths, each_file
+from absint.cli.runner import JSON_HELP, PROBLEM, USAGE, FileOutcome, add_paths, each_file
 from absint.presets import option as preset_option
 from absint.reports.solve import solve_file
 from absint.search.labelling import DEFAULT_NODES, DEFAULT_SECONDS, Budget
@@ -74,10 +74,10 @@ def run(args) -> int:
         return 2
     budget = Budget(args.budget, args.time_limit)
 
-    def job(path: str, presets: tuple[str, ...]) -> Outcome:
+    def job(path: str, presets: tuple[str, ...]) -> FileOutcome:
         report = solve_file(path, args.wants, budget, args.seed, presets)
         if report.status != "error":
-            return Outcome(report.to_json(), (report.line(),) + ((report.spent(),) if args.verbose else ()))
-        return Outcome(report.to_json(), (), (report.reason,), USAGE if report.usage_error else PROBLEM)
+            return FileOutcome(report.to_json(), (report.line(),) + ((report.spent(),) if args.verbose else ()))
+        return FileOutcome(report.to_json(), (), (report.reason,), USAGE if report.usage_error else PROBLEM)
 
     return each_file(args, "solve", job, budgeted=False)

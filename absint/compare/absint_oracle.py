@@ -11,8 +11,8 @@ from collections import Counter
 from typing import Any
 
 from absint import __version__
-from absint.batch.analyze import analyze_program
-from absint.compare.oracle import Answers, Case, Oracle, Outcome
+from absint.analysis import analyze_program
+from absint.compare.oracle import Answers, Case, Oracle, OracleOutcome
 from absint.reasoning.reasoner import Reasoner
 
 
@@ -62,11 +62,11 @@ class AbsintOracle(Oracle):
     def version(self) -> str:
         return __version__
 
-    def run(self, case: Case) -> Outcome:
+    def run(self, case: Case) -> OracleOutcome:
         loaded = case.loaded
         if not loaded.ok:
             answers = Answers("", (), loaded.parse_seconds, {"layers": ()})
-            return Outcome(answers, (f"absint: {loaded.error}",))
+            return OracleOutcome(answers, (f"absint: {loaded.error}",))
         start = time.process_time()
         reasoner = TimedReasoner()
         verdicts = analyze_program(loaded.program, check_example=False, reasoner=reasoner).verdicts
@@ -74,7 +74,7 @@ class AbsintOracle(Oracle):
         n = len(verdicts)
         times = reasoner.times if len(reasoner.times) == n else [analysis / n] * n
         parse = loaded.parse_seconds
-        return Outcome(Answers("".join(v.letter for v in verdicts), tuple(t + parse / n for t in times),
+        return OracleOutcome(Answers("".join(v.letter for v in verdicts), tuple(t + parse / n for t in times),
                                parse + analysis, {"layers": tuple(v.by.value for v in verdicts)}))
 
     def file_fields(self, answers: Answers) -> dict[str, Any]:

@@ -3,7 +3,7 @@ whether the asserts before it imply it (``T``), refute it (``F``), or neither.
 
 absint itself, Z3 and PyTorch's ShapeEnv are oracles (:mod:`absint.compare.registry` is
 the one table of them). Every oracle receives a file as a :class:`Case`, read and parsed
-once, and gives an :class:`Outcome`. The summary and the renderers ask the oracle only for
+once, and gives an :class:`OracleOutcome`. The summary and the renderers ask the oracle only for
 what is its own (a title, a line style, extra totals, notes); the rest is generic, so a new
 oracle is one module and one row of the registry.
 """
@@ -42,7 +42,7 @@ class Case:
 
 
 @attrs.frozen(slots=True)
-class Outcome:
+class OracleOutcome:
     """One oracle on one file: its answers (None when it could not read the file), the
     problems it saw, and, from a referee, the absint verdicts it contradicts (``unsound``)
     or could not check (``gave_up``)."""
@@ -87,7 +87,7 @@ class Oracle(Protocol):
         """Run once on a tiny file so that lazy imports are not charged to the first file."""
         self.run(case)
 
-    def run(self, case: Case) -> Outcome:
+    def run(self, case: Case) -> OracleOutcome:
         """Its letters and CPU seconds on one file."""
         raise NotImplementedError
 

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 import attrs
 
-from absint.compare.oracle import Case, Oracle, Outcome
+from absint.compare.oracle import Case, Oracle, OracleOutcome
 from absint.compare.outputs import CsvSink
 from absint.compare.row import FileRow, family
 from absint.compare.terminal import progress
@@ -83,7 +83,7 @@ class Session:
         return rows
 
 
-def _row(loaded: LoadedFile, outcomes: Mapping[str, Outcome]) -> FileRow:
+def _row(loaded: LoadedFile, outcomes: Mapping[str, OracleOutcome]) -> FileRow:
     """Answers, problems and findings gathered; a file the oracles read differently is a problem."""
     subject = next(iter(outcomes))
     read = len(outcomes[subject].answers.letters)

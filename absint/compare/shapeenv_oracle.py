@@ -29,7 +29,7 @@ from typing import Any, Mapping
 
 import attrs
 
-from absint.compare.oracle import Answers, Case, MissingExtra, Oracle, Outcome
+from absint.compare.oracle import Answers, Case, MissingExtra, Oracle, OracleOutcome
 from absint.compare.sampling import spread_sample
 from absint.compare.shapeenv_translate import Translator, Untranslatable, example_hints, is_output, read_sexprs
 
@@ -186,13 +186,13 @@ class ShapeEnvOracle(Oracle):
     def select(self, files: list[str]) -> list[str]:
         return spread_sample(files, self.sample)
 
-    def run(self, case: Case) -> Outcome:
+    def run(self, case: Case) -> OracleOutcome:
         r = run_file(case.loaded.data, budget_s=self.budget_s)
         if r.error:
-            return Outcome(None, (f"shapeenv: {r.error}",))
+            return OracleOutcome(None, (f"shapeenv: {r.error}",))
         details = {"translate_seconds": r.translate_seconds, "positive_divisor_reading": r.positive_divisor_reading,
                    "reasons": r.reasons}
-        return Outcome(Answers(r.letters, tuple(r.seconds), r.total_seconds, details))
+        return OracleOutcome(Answers(r.letters, tuple(r.seconds), r.total_seconds, details))
 
     def totals(self, answers: list[Answers]) -> dict[str, Any]:
         reasons: Counter = Counter()

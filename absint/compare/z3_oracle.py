@@ -14,7 +14,7 @@ from typing import Any, Mapping
 import attrs
 
 from absint.compare import z3_solver
-from absint.compare.oracle import Answers, Case, MissingExtra, Oracle, Outcome
+from absint.compare.oracle import Answers, Case, MissingExtra, Oracle, OracleOutcome
 from absint.compare.soundness import check_verdicts
 from absint.compare.z3_cache import Z3Cache, check_file, default_cache_dir
 from absint.compare.z3_reference import from_reference, read_reference
@@ -47,18 +47,18 @@ class Z3Oracle(Oracle):
         if self.live:
             z3_solver.run_file(case.loaded.data)
 
-    def run(self, case: Case) -> Outcome:
+    def run(self, case: Case) -> OracleOutcome:
         result = self._result(case)
         if result is None:
-            return Outcome(None, ("z3: not in the reference file",))
+            return OracleOutcome(None, ("z3: not in the reference file",))
         if result.error:
-            return Outcome(None, (result.error,))
+            return OracleOutcome(None, (result.error,))
         answers = Answers(result.final_letters(), tuple(result.seconds), result.total_seconds,
                           {"source": result.source, "verify_seconds": result.extra_seconds})
         if len(result.letters) != len(case.absint.letters) and case.loaded.ok:
-            return Outcome(answers)  # read differently: a problem of the file, nothing to check
+            return OracleOutcome(answers)  # read differently: a problem of the file, nothing to check
         unsound, gave_up = check_verdicts(case, result, with_models=self.live)
-        return Outcome(answers, unsound=tuple(unsound), gave_up=tuple(gave_up))
+        return OracleOutcome(answers, unsound=tuple(unsound), gave_up=tuple(gave_up))
 
     def _result(self, case: Case) -> Z3FileResult | None:
         """From the reference file (its requests completed by a real Z3) or from Z3."""

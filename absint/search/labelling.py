@@ -65,7 +65,7 @@ class Variable:
 
 
 @attrs.frozen(slots=True)
-class Outcome:
+class SearchOutcome:
     """What a search ended with: a point (every fact and want holds there, by the
     evaluator), or ``proved`` (no point exists), or neither (``out_of_budget``, or a
     part of the space no decision could cover)."""
@@ -150,7 +150,7 @@ class Labelling:
         self.hints = {**self.others, **{x.name: x.hint for x in self.variables if x.hint is not None}}
         self._divisors: dict[int, list[int] | None] = {}
 
-    def run(self) -> Outcome:
+    def run(self) -> SearchOutcome:
         start = time.monotonic()
         self.deadline = start + self.budget.seconds
         root = self.r.checkpoint()
@@ -162,7 +162,7 @@ class Labelling:
         finally:
             self.r.rollback(root)
             self.r.commit(root)
-        return Outcome(point, proved and point is None, self.nodes, time.monotonic() - start, out)
+        return SearchOutcome(point, proved and point is None, self.nodes, time.monotonic() - start, out)
 
     # ------------------------------------------------------------ the search
 

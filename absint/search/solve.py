@@ -1,7 +1,7 @@
 """Solving: a point where every fact and want holds, or a proof that there is none.
 
 ``impossible`` is a proof: the reasoner, given the wants and the facts, reaches a
-contradiction (then :mod:`absint.search.core` names the facts it needs), or an
+contradiction (then :mod:`absint.search.unsat_core` names the facts it needs), or an
 exhaustive labelling finds nothing (then the facts are shrunk by delta debugging, each
 subset re-proved the same way).
 ``found`` is checked by the evaluator at the point: first the search engine's quick
@@ -23,8 +23,8 @@ from absint.lang.kinds import VAR
 from absint.lang.terms import BOOL, Term
 from absint.reasoning.reasoner import Reasoner
 from absint.search import engine
-from absint.search.core import (contradicting, contradicting_from_scratch, first_contradiction, shrink_contradiction,
-                                smallest_refuted)
+from absint.search.unsat_core import (contradicting, contradicting_from_scratch, first_contradiction,
+                                      shrink_contradiction, smallest_refuted)
 from absint.search.labelling import Budget, Labelling, Variable, holds_everywhere
 
 FOUND, IMPOSSIBLE, UNKNOWN = "found", "impossible", "unknown"

@@ -282,7 +282,7 @@ class Says:
 
 
 def _violations(text: str, truth) -> tuple:
-    from absint.batch.analyze import analyze_program
+    from absint.analysis import analyze_program
     from absint.readers.smtlib import parse
 
     a = analyze_program(parse(text, "t.smt2"), reasoner=Says(truth))
@@ -337,7 +337,7 @@ def test_two_processes_on_one_results_file_the_second_is_refused_and_the_first_k
 def test_a_refuted_assert_in_a_program_without_example_values_is_no_soundness_bug():
     """A specification (no ``:example-`` values) is no trace: its asserts need not all hold
     anywhere, so a FALSE verdict there is an answer, not a bug."""
-    from absint.batch.analyze import analyze_program
+    from absint.analysis import analyze_program
     from absint.readers.smtlib import parse
 
     text = ("(declare-const W Int)(declare-const OW Int)(assert (<= 1 W 2))"

@@ -8,7 +8,7 @@ import json
 import time
 
 from absint.batch.budgets import DEFAULT_MAX_MEMORY
-from absint.cli.runner import OK, PROBLEM, USAGE, Outcome, each_file, files_with_errors
+from absint.cli.runner import OK, PROBLEM, USAGE, FileOutcome, each_file, files_with_errors
 
 PROGRAM = "(declare-const s0 Int)\n(assert (>= s0 2))\n"
 
@@ -24,11 +24,11 @@ def _files(tmp_path, *names):
     return [tmp_path / n for n in names]
 
 
-def _job(path: str, presets) -> Outcome:
+def _job(path: str, presets) -> FileOutcome:
     name = path.rsplit("/", 1)[-1]
     status = {"bad.smt2": PROBLEM, "refused.smt2": USAGE}.get(name, OK)
     messages = (f"{path}: trouble",) if status else ()
-    return Outcome({"file": path, "status": status}, (f"{name}: text",), messages, status, {"seen": 1})
+    return FileOutcome({"file": path, "status": status}, (f"{name}: text",), messages, status, {"seen": 1})
 
 
 def test_text_messages_summary_and_the_worst_status(tmp_path, capsys):
@@ -50,7 +50,7 @@ def test_json_prints_the_records_and_no_summary(tmp_path, capsys):
 
 
 def test_a_job_over_its_time_budget_is_that_files_error_and_the_others_go_on(tmp_path, capsys):
-    def slow(path: str, presets) -> Outcome:
+    def slow(path: str, presets) -> FileOutcome:
         if path.endswith("slow.smt2"):
             time.sleep(30)
         return _job(path, presets)

@@ -19,7 +19,7 @@ from absint.reasoning.reasoner import Reasoner  # noqa: E402
 from absint.readers.smtlib import parse_bytes  # noqa: E402
 from absint.reasoning.verdict import Layer, Verdict  # noqa: E402
 from absint.compare import registry  # noqa: E402
-from absint.compare.oracle import Answers, Case, MissingExtra, Oracle, Outcome  # noqa: E402
+from absint.compare.oracle import Answers, Case, MissingExtra, Oracle, OracleOutcome  # noqa: E402
 from absint.compare.sampling import spread_sample  # noqa: E402
 from absint.compare.z3_solver import as_value  # noqa: E402
 from benchmarks.generators import jagged_split  # noqa: E402
@@ -244,9 +244,9 @@ class EchoOracle(Oracle):
     def version(self) -> str:
         return "1.0"
 
-    def run(self, case: Case) -> Outcome:
+    def run(self, case: Case) -> OracleOutcome:
         letters = case.absint.letters
-        return Outcome(Answers(letters, (0.0,) * len(letters), 0.0, {"echoed": len(letters)}))
+        return OracleOutcome(Answers(letters, (0.0,) * len(letters), 0.0, {"echoed": len(letters)}))
 
     def totals(self, answers: list[Answers]) -> dict:
         return {"echoed": sum(a.details["echoed"] for a in answers)}

@@ -10,7 +10,8 @@ import os
 
 import pytest
 
-from absint.batch.analyze import analyze_file, analyze_program
+from absint.analysis import analyze_program
+from absint.batch.analyze import analyze_file, analyze_with_presets
 from absint.cli import main
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at
@@ -145,7 +146,7 @@ def test_accepted_preset_facts_hold_at_the_example_point(name):
 def test_presets_close_guards_and_no_verdict_is_contradicted_at_the_example_point():
     p = program()
     base = analyze_program(p)
-    with_presets = analyze_program(p, presets=("ge2", "contiguous", "duck"))
+    with_presets = analyze_with_presets(p, ("ge2", "contiguous", "duck"))
     assert with_presets.letters.count("?") < base.letters.count("?")
     assert with_presets.example_violations == () and "F" not in with_presets.letters
 

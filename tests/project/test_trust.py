@@ -22,7 +22,7 @@ x, y = T.var("x", T.INT), T.var("y", T.INT)
 
 
 def analyze(text: str) -> str:
-    from absint.batch.analyze import analyze_program
+    from absint.analysis import analyze_program
 
     return analyze_program(parse(text, "t.smt2")).letters
 

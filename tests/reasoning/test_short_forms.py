@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from absint.batch.analyze import analyze_program
+from absint.analysis import analyze_program
 from absint.lang import terms as T
 from absint.lang.evaluator import evaluate, truth_at
 from absint.lang.printer import to_smtlib

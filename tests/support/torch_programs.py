@@ -388,7 +388,7 @@ def float_size(x):
 # ---------------------------------------------------------------- the harness
 
 @dataclass
-class Outcome:
+class RunOutcome:
     """One run of one program in one mode (export/compile) with absint off or on."""
 
     ok: bool
@@ -416,7 +416,7 @@ def _assert_nodes(gm) -> int:
     return n
 
 
-def _export(p: Program) -> Outcome:
+def _export(p: Program) -> RunOutcome:
     dyn = tuple({d: torch.export.Dim.DYNAMIC for d in dims} if dims else None for dims in p.dims)
 
     class Wrapper(torch.nn.Module):
@@ -424,10 +424,10 @@ def _export(p: Program) -> Outcome:
             return p.fn(*args)
 
     ep = torch.export.export(Wrapper(), p.example, dynamic_shapes=(dyn,))
-    return Outcome(True, asserts=_assert_nodes(ep.graph_module), artifact=ep.module())
+    return RunOutcome(True, asserts=_assert_nodes(ep.graph_module), artifact=ep.module())
 
 
-def _compile(p: Program) -> Outcome:
+def _compile(p: Program) -> RunOutcome:
     import torch._dynamo
     from torch._guards import TracingContext
 
@@ -442,14 +442,14 @@ def _compile(p: Program) -> Outcome:
     f = torch.compile(p.fn, dynamic=True, backend=backend, fullgraph=True)
     f(*p.example)
     se = seen["shape_env"]
-    return Outcome(True, guards=len(se.guards), asserts=seen["asserts"], artifact=f)
+    return RunOutcome(True, guards=len(se.guards), asserts=seen["asserts"], artifact=f)
 
 
 RUNNERS = {"export": _export, "compile": _compile}
 
 
 def run(p: Program, how: str, absint: bool, check: bool = False, mode: str = "fallback",
-        real: bool = False, unknown: str = "final") -> Outcome:
+        real: bool = False, unknown: str = "final") -> RunOutcome:
     """Trace ``p`` (export or compile) with absint installed (``mode``) or not; the artifact,
     the counts, the error if tracing failed. absint stays installed only while tracing: a
     compiled function that recompiles is called under :func:`call`. ``real``: fake tensors
@@ -469,7 +469,8 @@ def run(p: Program, how: str, absint: bool, check: bool = False, mode: str = "fa
             else:
                 out = RUNNERS[how](p)
         except Exception as e:  # noqa: BLE001 - the outcome is what is measured
-            out = Outcome(False, type(e).__name__, _is_data_dependent(e), stats=absint_torch.stats() if absint else {})
+            out = RunOutcome(False, type(e).__name__, _is_data_dependent(e),
+                             stats=absint_torch.stats() if absint else {})
         out.seconds = time.perf_counter() - start
         out.cpu = time.process_time() - cpu
     return out
@@ -517,7 +518,7 @@ class Checked:
     """A run, then its artifact on every input at once (a compiled function retraces on
     new sizes: the same absint setting as its tracing)."""
 
-    outcome: Outcome
+    outcome: RunOutcome
     valid: list = field(default_factory=list)  # per valid input: "ok", "wrong" (differs from eager) or "rejected"
     rejected: list = field(default_factory=list)  # for each bad input: whether the artifact raised
 
