@@ -274,6 +274,9 @@ class Says:
     def assume(self, term):
         pass
 
+    def example(self, values):
+        pass
+
 
 def _violations(text: str, truth) -> tuple:
     from absint.batch.analyze import analyze_program
