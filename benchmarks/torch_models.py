@@ -35,6 +35,7 @@ import functools
 import gc
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -128,7 +129,7 @@ def _warm_up(case) -> None:
     gc.collect()
 
 
-def child(family: str, n: int, mode: str, profile: str | None = None) -> dict:
+def child(family: str, n: int, mode: str, profile: str | None = None, trace: str | None = None) -> dict:
     """One traced call in this (fresh) process, after a warm-up; what the parent prints."""
     import torch
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
@@ -141,6 +142,7 @@ def child(family: str, n: int, mode: str, profile: str | None = None) -> dict:
     _timed_outermost(ShapeEnv, "_maybe_evaluate_static", torch_static)
     if mode != "off":
         absint_torch.install(mode, unknown="final")
+        absint_torch.record(trace)
     _timed_outermost(ShapeEnv, "_maybe_evaluate_static", total_static)
     gc.collect()
     profiler = _profiler(profile)
@@ -153,6 +155,7 @@ def child(family: str, n: int, mode: str, profile: str | None = None) -> dict:
         run, ok, error = None, False, f"{type(e).__name__}: {str(e)[:120]}"
     cpu = time.process_time() - start
     _dump(profiler, profile, family, n, mode)
+    absint_torch.record(None)
     absint_torch.uninstall()
     stats = absint_torch.stats() if mode != "off" else {}
     return {"family": family, "n": n, "mode": mode, "torch": torch.__version__, "cpu": cpu, "ok": ok, "error": error,
@@ -191,8 +194,8 @@ def _dump(profiler, profile: str | None, family: str, n: int, mode: str) -> None
 # ---------------------------------------------------------------- the parent
 
 
-def run(family: str, n: int, mode: str, profile: str | None = None) -> dict:
-    extra = ["--profile", profile] if profile else []
+def run(family: str, n: int, mode: str, profile: str | None = None, trace: str | None = None) -> dict:
+    extra = (["--profile", profile] if profile else []) + (["--trace", trace] if trace else [])
     out = subprocess.run([sys.executable, "-m", "benchmarks.torch_models", "--child", family, str(n), mode, *extra],
                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
@@ -275,6 +278,11 @@ def _arguments(argv):
     ap.add_argument("--plot", help="write the ratio and time per question against size here (PNG)")
     ap.add_argument("--profile", help="a cProfile of each traced call, written to this folder")
     ap.add_argument("--json", action="store_true", help="print the rows as one JSON array at the end")
+    ap.add_argument("--kinds", action="store_true",
+                    help="instead of timing: one primary run per family and size, recorded, and the questions "
+                         "absint answered and left open counted by their shape (u: an unbacked size, s: a backed "
+                         "one), with how many of the open ones the witness points showed open")
+    ap.add_argument("--trace", help=argparse.SUPPRESS)
     ap.add_argument("--child", nargs=3, metavar=("FAMILY", "N", "MODE"), help=argparse.SUPPRESS)
     return ap, ap.parse_args(argv)
 
@@ -282,8 +290,10 @@ def _arguments(argv):
 def main(argv: list[str] | None = None) -> int:
     ap, args = _arguments(argv)
     if args.child:
-        print(json.dumps(child(args.child[0], int(args.child[1]), args.child[2], args.profile)))
+        print(json.dumps(child(args.child[0], int(args.child[1]), args.child[2], args.profile, args.trace)))
         return 0
+    if args.kinds:
+        return kinds_table(args)
     families = [f for f in args.families.split(",") if f]
     modes = [m for m in args.modes.split(",") if m]
     if "off" not in modes:
@@ -313,6 +323,40 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows))
     return 1 if worse else 0
+
+
+def shape(smt: str) -> str:
+    """A question's shape: sizes named ``u`` (unbacked) and ``s`` (backed), runs of summands
+    folded (``u + ... + u``), numbers other than 0, 1, -1 shown as ``c``."""
+    out = re.sub(r"\bu\d+\b", "u", smt)
+    out = re.sub(r"\bs\d+\b", "s", out)
+    out = re.sub(r"\(\* \(- 1\) ([us])\)", r"-\1", out)
+    out = re.sub(r"(-?[us])( -?[us]){2,}", r"\1 ... \1", out)
+    return re.sub(r"\b(?!0\b|1\b)\d+\b", "c", out)
+
+
+def kinds_table(args) -> int:
+    """``--kinds``: each family and size run once under primary with a trace; the questions
+    counted by shape and answer (open ones: how many the points showed open)."""
+    import collections
+    import tempfile
+
+    for family in [f for f in args.families.split(",") if f]:
+        reason = missing(FAMILIES[family])
+        if reason is not None:
+            print(f"{family}: skipped: {reason}")
+            continue
+        for n in [int(x) for x in args.sizes.split(",")] if args.sizes else FAMILIES[family].sizes[-1:]:
+            with tempfile.TemporaryDirectory() as d:
+                r = run(family, n, "primary", trace=f"{d}/trace.jsonl")
+                counts = collections.Counter(
+                    (shape(e["smt"]), e["absint"]) for e in map(json.loads, open(f"{d}/trace.jsonl"))
+                    if e.get("t") == "q")
+            print(f"{family} {n}: asked {r.get('asked')}, answered {r.get('answered')}, left open "
+                  f"{r.get('final_unknown')}, of which shown open {r.get('shown_open')}")
+            for (text, answer), k in counts.most_common():
+                print(f"  {k:>6}  {answer:>7}  {text}")
+    return 0
 
 
 def _print_row(r: dict) -> None:

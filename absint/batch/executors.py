@@ -363,8 +363,15 @@ def worker_main(fd: int) -> None:
 # ------------------------------------------------------------------ parent side
 
 
+#: ``-P``: the working directory is not put first on the worker's ``sys.path`` (``python -c``
+#: would put it there, and a folder holding another ``absint/`` would have the workers run that
+#: package while the parent runs this one); :func:`_worker_env` puts this package's root first
+WORKER_FLAGS = ("-P",)
+
+
 def _worker_env() -> dict[str, str]:
-    """The environment of a worker: ours, with this package importable."""
+    """The environment of a worker: ours, with this package's root first on ``PYTHONPATH``, so a
+    worker imports the ``absint`` (and ``domains``) the command was started with."""
     import absint
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(absint.__file__)))
@@ -378,7 +385,7 @@ class WorkerProcess:
 
     def __init__(self) -> None:
         mine, theirs = socket.socketpair()
-        cmd = [sys.executable, "-c", "import sys; from absint.batch.executors import worker_main; "
+        cmd = [sys.executable, *WORKER_FLAGS, "-c", "import sys; from absint.batch.executors import worker_main; "
                "worker_main(int(sys.argv[1]))", str(theirs.fileno())]
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,

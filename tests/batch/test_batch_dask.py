@@ -27,6 +27,7 @@ from repo_paths import ROOT  # noqa: E402
 REPO = str(ROOT)
 DASK = os.path.join(os.path.dirname(sys.executable), "dask")
 FAULTS = "exit:crash.smt2"
+PLANTED = 'raise RuntimeError("the planted absint package was imported")\n'
 
 
 def free_port() -> int:
@@ -50,7 +51,9 @@ def _stop(procs) -> None:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """``tcp://127.0.0.1:PORT`` of a scheduler with two single-threaded workers (separate processes)."""
+    """``tcp://127.0.0.1:PORT`` of a scheduler with two single-threaded workers (separate processes),
+    run from a folder holding a planted ``absint/`` whose import raises: the absint worker each Dask
+    worker starts must import the package the task came from, never the working directory's."""
     if not os.path.exists(DASK):
         pytest.skip(f"no dask executable next to {sys.executable}")
     port = free_port()
@@ -58,6 +61,8 @@ def cluster(tmp_path_factory):
     env = {**os.environ, FAULT_ENV: FAULTS,
            "PYTHONPATH": os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")]))}
     logs = tmp_path_factory.mktemp("dask-logs")
+    (logs / "absint").mkdir()
+    (logs / "absint" / "__init__.py").write_text(PLANTED)
     procs = []
 
     def start(name, *args):

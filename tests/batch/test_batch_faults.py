@@ -268,9 +268,6 @@ class Says:
     def prefer_to_eliminate(self, terms):
         list(terms)
 
-    def example(self, values):
-        pass
-
     def register(self, terms):
         pass
 
@@ -278,6 +275,9 @@ class Says:
         return self.verdict
 
     def assume(self, term):
+        pass
+
+    def example(self, values):
         pass
 
 

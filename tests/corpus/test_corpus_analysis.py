@@ -2,7 +2,8 @@
 holds at its example point (the programs were traced at their hints, so one that is false or
 not evaluable there means the reader or a normal form is wrong); soundness against the
 example points and the Z3 reference; the precision floor the issues set (99.5% of Z3's
-implied asserts). Each file is read once, in a worker, for all of these."""
+implied asserts); no verdict letter pinned in tests/data/corpus_verdicts.txt lost. Each file is
+read once, in a worker, for all of these."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import multiprocessing
 import os
 import time
 
+import warnings
+
 import pytest
 
+from benchmarks import pin_verdicts
 from benchmarks.precision import family, read_reference, tabulate
 
 pytestmark = pytest.mark.corpus
@@ -49,7 +53,7 @@ def _not_at_example(program) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def records(corpus, z3_reference) -> list[dict]:
+def records(corpus) -> list[dict]:
     files = sorted((str(p) for p in corpus.glob("*.smt2")), key=lambda f: -os.path.getsize(f))
     with multiprocessing.get_context("fork").Pool(os.cpu_count() or 1, maxtasksperchild=100) as pool:
         return list(pool.imap_unordered(_analyze, files, chunksize=4))
@@ -84,3 +88,14 @@ def test_at_least_99_5_percent_of_z3s_implied_asserts_are_proved(records, z3_ref
     total = rows[-1][1]
     assert total["both_T"] / total["z3_T"] >= 0.995, f"recall {total['both_T'] / total['z3_T']:.4f}"
     assert {family(r["file"]) for r in records} == {name for name, _ in rows[:-1]}
+
+
+def test_no_pinned_verdict_is_lost(records):
+    """A pinned T or F that is now ``?`` or flipped fails, naming the file and the assert's index
+    (from 0); a letter gained is a warning: the pin moves with ``python -m benchmarks.pin_verdicts
+    --write``, in a commit that says why."""
+    result = pin_verdicts.compare(pin_verdicts.read_pin(), pin_verdicts.current_verdicts(records))
+    if result.gained or result.new_files:
+        warnings.warn(f"verdicts gained against the pin (re-pin with python -m benchmarks.pin_verdicts "
+                      f"--write):\n{pin_verdicts.report(result, limit=20)}", stacklevel=1)
+    assert not result.failed, pin_verdicts.report(result)

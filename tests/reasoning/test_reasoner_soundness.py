@@ -21,27 +21,13 @@ from absint.lang.evaluator import NotEvaluable, evaluate
 from absint.lang.printer import to_smtlib
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
-from term_strategies import int_terms
+from term_strategies import programs, program_text
 
 NAMES = ("x", "y", "z")
 VARS = [T.var(n, T.INT) for n in NAMES]
 BOX = range(-5, 6)
 POINTS = [dict(zip(NAMES, p)) for p in itertools.product(BOX, repeat=len(NAMES))]
-PRELUDE = """
-(define-fun min2 ((x Int) (y Int)) Int (ite (< x y) x y))
-(define-fun max2 ((x Int) (y Int)) Int (ite (> x y) x y))
-"""
-
-
-INT_TERMS = int_terms(VARS, max_leaves=5)
-COMPARE = st.sampled_from([T.le, T.lt, T.ge, T.gt, T.eq, T.ne])
-ATOMS = st.tuples(COMPARE, INT_TERMS, INT_TERMS).map(lambda p: p[0](p[1], p[2]))
-BOOLS = st.one_of(ATOMS, st.tuples(ATOMS, ATOMS).map(lambda p: T.or_(*p)),
-                  st.tuples(ATOMS, ATOMS).map(lambda p: T.and_(*p)))
-# facts that bound the variables make TRUE/FALSE verdicts common enough to be tested
-BOUNDS = st.lists(st.tuples(st.sampled_from(VARS), st.integers(-4, 4), st.integers(0, 6)), max_size=3).map(
-    lambda bs: [T.and_(T.ge(v, T.const(lo)), T.le(v, T.const(lo + w))) for v, lo, w in bs])
-PROGRAMS = st.tuples(BOUNDS, st.lists(BOOLS, min_size=0, max_size=3), st.lists(BOOLS, min_size=1, max_size=3))
+PROGRAMS = programs(VARS)
 
 
 def _value(term, point):
@@ -83,8 +69,7 @@ def test_verdicts_hold_at_every_point_of_the_box_that_satisfies_the_facts(progra
 def _z3_unsat(facts, extra) -> bool | None:
     import z3 as _z3
 
-    text = PRELUDE + "".join(f"(declare-const {n} Int)\n" for n in NAMES)
-    text += "".join(f"(assert {to_smtlib(f)})\n" for f in facts + [extra])
+    text = program_text(VARS, facts + [extra])
     s = _z3.Solver()
     s.set("timeout", 2000)
     s.add(_z3.parse_smt2_string(text))

@@ -130,7 +130,7 @@ def brute_force(facts, guard) -> tuple[bool, bool]:
 
 def check(program, reasoner: Reasoner | None = None) -> Truth:
     facts, guard = program
-    r = Reasoner(cases=None) if reasoner is None else reasoner
+    r = Reasoner(cases=None, witnesses=False) if reasoner is None else reasoner
     for f in facts:
         r.assume(f)
     if r.contradiction:

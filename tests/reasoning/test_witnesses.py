@@ -71,7 +71,7 @@ def run(hints: dict, steps, check_z3: bool = False) -> tuple[list[Truth], list[T
         got_on.append(on.decide(question).truth)
         got_off.append(off.decide(question).truth)
         if on.witnesses.opened > before and not on.contradiction:
-            _check_open(facts, on.witnesses.last_open, on.witnesses.last_pair, check_z3)
+            _check_open(facts, on.witnesses.last_open, on.witnesses.last_pair(), check_z3)
         for r in (on, off):
             r.assume(fact)
         facts.append(fact)
