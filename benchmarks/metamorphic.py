@@ -26,7 +26,7 @@ from pathlib import Path
 import attrs
 
 from absint.batch.executors import run_forked
-from absint.metamorphic.check import DIFFERENT, ERROR, IDENTICAL, SKIPPED, Outcome, check, letters_of
+from absint.metamorphic.check import DIFFERENT, ERROR, IDENTICAL, SKIPPED, RewriteOutcome, check, letters_of
 from absint.metamorphic.rewrites import MAX_TOKENS, REWRITES
 from absint.readers.files import smt2_files
 
@@ -44,7 +44,7 @@ class Job:
     max_tokens: int
 
 
-def check_file(job: Job) -> list[tuple[Outcome, float]]:
+def check_file(job: Job) -> list[tuple[RewriteOutcome, float]]:
     """Every rewrite of one file, each with the CPU seconds it took (the analysis of the
     original is timed apart, under the name ``original``)."""
     name = os.path.basename(job.path)
@@ -53,7 +53,7 @@ def check_file(job: Job) -> list[tuple[Outcome, float]]:
     base = run_forked(lambda: letters_of(name, text), job.timeout, job.max_memory)
     if base.kind != "ok":
         reason = base.message(job.timeout)
-        return [(Outcome(name, r, SKIPPED, message=f"the program itself is not analysed: {reason}"), 0.0)
+        return [(RewriteOutcome(name, r, SKIPPED, message=f"the program itself is not analysed: {reason}"), 0.0)
                 for r in job.rewrites]
     out = []
     for r in job.rewrites:
@@ -63,14 +63,14 @@ def check_file(job: Job) -> list[tuple[Outcome, float]]:
         if done.kind == "ok":
             out.append(done.value)
         elif done.kind == "timeout":
-            out.append((Outcome(name, r, TIMEOUT, message=done.message(job.timeout)), job.timeout))
+            out.append((RewriteOutcome(name, r, TIMEOUT, message=done.message(job.timeout)), job.timeout))
         else:
-            out.append((Outcome(name, r, ERROR, message=done.reason), done.cpu))
+            out.append((RewriteOutcome(name, r, ERROR, message=done.reason), done.cpu))
     return out
 
 
 def run(paths: list[str], rewrites: tuple[str, ...], jobs: int, timeout: float, max_memory: int,
-        max_tokens: int) -> list[tuple[Outcome, float]]:
+        max_tokens: int) -> list[tuple[RewriteOutcome, float]]:
     files = sorted(smt2_files(paths), key=lambda p: -os.path.getsize(p))  # big first: balances the pool
     work = [Job(p, rewrites, timeout, max_memory, max_tokens) for p in files]
     if jobs <= 1:
@@ -79,7 +79,7 @@ def run(paths: list[str], rewrites: tuple[str, ...], jobs: int, timeout: float, 
         return [o for part in pool.imap_unordered(check_file, work, chunksize=1) for o in part]
 
 
-def summary(results: list[tuple[Outcome, float]], rewrites: tuple[str, ...]) -> dict:
+def summary(results: list[tuple[RewriteOutcome, float]], rewrites: tuple[str, ...]) -> dict:
     """Per rewrite: files checked, identical, different, the differences, the files skipped,
     failed and timed out, and the CPU seconds of the rewrites."""
     table = {r: {"checked": 0, IDENTICAL: 0, DIFFERENT: 0, "differences": [], SKIPPED: [], ERROR: [],

@@ -34,7 +34,7 @@ class Difference:
 
 
 @attrs.frozen(slots=True)
-class Outcome:
+class RewriteOutcome:
     """One rewrite of one file: ``status`` is identical, different (``differences``), skipped
     or error (``message`` says why)."""
 
@@ -60,7 +60,7 @@ def rewritten(text: str, rewrite: Callable[[Commands, int], Commands], max_token
 
 
 def check(name: str, text: str, rewrite: str | Callable[[Commands, int], Commands], before: FileRecord | None = None,
-          max_tokens: int = MAX_TOKENS) -> Outcome:
+          max_tokens: int = MAX_TOKENS) -> RewriteOutcome:
     """``text`` (named ``name``) against its rewrite; ``rewrite``: a name in :data:`REWRITES`
     or any function of commands (a test's planted one); ``before``: the record of ``text``,
     when the caller has it already."""
@@ -68,21 +68,22 @@ def check(name: str, text: str, rewrite: str | Callable[[Commands, int], Command
     apply = REWRITES[rewrite].apply if isinstance(rewrite, str) else rewrite
     before = before if before is not None else letters_of(name, text)
     if before.error:
-        return Outcome(name, label, SKIPPED, message=f"the program itself is not analysed: {before.error}")
+        return RewriteOutcome(name, label, SKIPPED, message=f"the program itself is not analysed: {before.error}")
     try:
         new_text = rewritten(text, apply, max_tokens)
     except TooLarge as e:
-        return Outcome(name, label, SKIPPED, message=str(e))
+        return RewriteOutcome(name, label, SKIPPED, message=str(e))
     except Exception as e:  # noqa: BLE001 - a rewrite that fails is this file's error, not the run's
-        return Outcome(name, label, ERROR, message=f"the rewrite failed: {type(e).__name__}: {e}")
+        return RewriteOutcome(name, label, ERROR, message=f"the rewrite failed: {type(e).__name__}: {e}")
     after = letters_of(name, new_text)
     if after.error:
-        return Outcome(name, label, ERROR, message=f"the rewritten program is not analysed: {after.error}")
+        return RewriteOutcome(name, label, ERROR, message=f"the rewritten program is not analysed: {after.error}")
     if len(after.verdicts) != len(before.verdicts):
-        return Outcome(name, label, ERROR, message=f"{len(after.verdicts)} asserts after, {len(before.verdicts)} before")
+        return RewriteOutcome(name, label, ERROR,
+                              message=f"{len(after.verdicts)} asserts after, {len(before.verdicts)} before")
     differences = tuple(Difference(name, label, i, b, a) for i, (b, a) in enumerate(zip(before.verdicts, after.verdicts))
                         if not same_letter(b, a, i, _proved_contradictory(before, after)))
-    return Outcome(name, label, DIFFERENT if differences else IDENTICAL, differences)
+    return RewriteOutcome(name, label, DIFFERENT if differences else IDENTICAL, differences)
 
 
 def same_letter(before: str, after: str, index: int, contradictory_after: int | None) -> bool:

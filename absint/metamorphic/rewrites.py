@@ -42,7 +42,7 @@ MAX_TOKENS = 8_000_000
 
 
 @attrs.frozen(slots=True)
-class Rewrite:
+class TextRewrite:
     """A named rewrite: ``apply(commands, max_tokens) -> commands``; ``why`` is its one line."""
 
     name: str
@@ -250,11 +250,11 @@ def _bound_names(commands: Commands) -> set[str]:
     return names
 
 
-REWRITES: dict[str, Rewrite] = {r.name: r for r in (
-    Rewrite("inline", "every named constant replaced by its body", inline),
-    Rewrite("name-shared", "every application used more than once named by a define-fun", name_shared),
-    Rewrite("chain", "sums and products of 3+ operands as chains of named two-operand links", chain),
-    Rewrite("reorder", "the operands of every + and * reversed", reorder),
-    Rewrite("rename", "every constant, let variable and parameter renamed", rename),
-    Rewrite("sympy", "each assert through sympy and back (readers/sympy_bridge.py)", sympy_trip.round_trip),
+REWRITES: dict[str, TextRewrite] = {r.name: r for r in (
+    TextRewrite("inline", "every named constant replaced by its body", inline),
+    TextRewrite("name-shared", "every application used more than once named by a define-fun", name_shared),
+    TextRewrite("chain", "sums and products of 3+ operands as chains of named two-operand links", chain),
+    TextRewrite("reorder", "the operands of every + and * reversed", reorder),
+    TextRewrite("rename", "every constant, let variable and parameter renamed", rename),
+    TextRewrite("sympy", "each assert through sympy and back (readers/sympy_bridge.py)", sympy_trip.round_trip),
 )}

@@ -90,7 +90,7 @@ class CaseBudget:
 
 
 @attrs.frozen(slots=True)
-class Case:
+class Branch:
     """One branch: facts assumed for it, and atoms replaced by what they equal there."""
 
     assumptions: tuple[Term, ...]
@@ -171,20 +171,20 @@ def abs_id(y: Term) -> int:
     return T.const(abs(y.data)).id if y.kind == CONST else y.id
 
 
-def cases(atom: Term, g: Term, depth: int) -> list[Case]:
+def cases(atom: Term, g: Term, depth: int) -> list[Branch]:
     """The branches that resolve ``atom`` (fresh unknowns named by ``depth``)."""
     k = atom.kind
     if k in (MIN, MAX):
         a, b = atom.args
         first, second = (a, b) if k == MIN else (b, a)  # min is a where a <= b, max is b
-        return [Case((T.le(a, b),), ((atom, first),)), Case((T.lt(b, a),), ((atom, second),))]
+        return [Branch((T.le(a, b),), ((atom, first),)), Branch((T.lt(b, a),), ((atom, second),))]
     if k == ITE:
         c, a, b = atom.args
-        return [Case((c,), ((atom, a),)), Case((T.not_(c),), ((atom, b),))]
+        return [Branch((c,), ((atom, a),)), Branch((T.not_(c),), ((atom, b),))]
     return _division_cases(atom, g, depth)
 
 
-def _division_cases(atom: Term, g: Term, depth: int) -> list[Case]:
+def _division_cases(atom: Term, g: Term, depth: int) -> list[Branch]:
     x, y = atom.args
     q = T.var(f"case|q{depth}", INT)  # '|' cannot occur in an SMT-LIB symbol: never a user's
     r = T.var(f"case|r{depth}", INT)
@@ -193,13 +193,13 @@ def _division_cases(atom: Term, g: Term, depth: int) -> list[Case]:
                      and (t.args[1] is y or (t.kind == MOD and abs_id(t.args[1]) == abs_id(y))))
     defining = (T.eq(x, T.add(T.mul(y, q), r)), T.ge(r, T.ZERO))
     if y.kind == CONST:
-        return [Case(defining + (T.le(r, T.const(abs(y.data) - 1)),), replaced)]
-    return [Case((T.ge(y, T.ONE),) + defining + (T.le(r, T.sub(y, T.ONE)),), replaced),
-            Case((T.le(y, T.const(-1)),) + defining + (T.le(r, T.sub(T.neg(y), T.ONE)),), replaced),
-            Case((T.eq(y, T.ZERO),), ())]
+        return [Branch(defining + (T.le(r, T.const(abs(y.data) - 1)),), replaced)]
+    return [Branch((T.ge(y, T.ONE),) + defining + (T.le(r, T.sub(y, T.ONE)),), replaced),
+            Branch((T.le(y, T.const(-1)),) + defining + (T.le(r, T.sub(T.neg(y), T.ONE)),), replaced),
+            Branch((T.eq(y, T.ZERO),), ())]
 
 
-def value_cases(reasoner: Splitting, g: Term) -> list[Case]:
+def value_cases(reasoner: Splitting, g: Term) -> list[Branch]:
     """One branch per value of the first integer variable of an ``and``/``or`` ``g`` with at
     most :data:`MAX_VALUE_CASES` values between its bounds; none when there is no such."""
     if g.kind not in (AND, OR):
@@ -209,11 +209,11 @@ def value_cases(reasoner: Splitting, g: Term) -> list[Case]:
             continue
         lo, hi = reasoner.bounds(v)
         if isinstance(lo, int) and isinstance(hi, int) and hi - lo < MAX_VALUE_CASES:
-            return [Case((T.eq(v, T.const(k)),), ((v, T.const(k)),)) for k in range(lo, hi + 1)]
+            return [Branch((T.eq(v, T.const(k)),), ((v, T.const(k)),)) for k in range(lo, hi + 1)]
     return []
 
 
-def guard_value_cases(reasoner: Splitting, g: Term) -> Iterator[list[Case]]:
+def guard_value_cases(reasoner: Splitting, g: Term) -> Iterator[list[Branch]]:
     """For an equality ``g`` over one integer variable ``x`` under a nonlinear atom: the
     points where ``g`` fails, and one branch per value ``x`` may take where ``g`` holds
     (all FALSE: ``g`` is FALSE); for a disequality, the points where it holds, and one
@@ -227,7 +227,7 @@ def guard_value_cases(reasoner: Splitting, g: Term) -> Iterator[list[Case]]:
     assumed, other = (g, T.not_(g)) if g.kind == EQ else (T.not_(g), g)
     values = _values_under(reasoner, x, assumed)
     if values is not None:
-        yield [Case((other,), ())] + [Case((T.eq(x, T.const(k)),), ((x, T.const(k)),)) for k in values]
+        yield [Branch((other,), ())] + [Branch((T.eq(x, T.const(k)),), ((x, T.const(k)),)) for k in values]
 
 
 def _single_nonlinear_variable(g: Term) -> Term | None:
@@ -312,7 +312,7 @@ def _split(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int, spent: 
     return Truth.UNKNOWN
 
 
-def _candidates(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int) -> Iterator[list[Case]]:
+def _candidates(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int) -> Iterator[list[Branch]]:
     """The splits to try, in order (lazily: a settled split asks nothing of the next)."""
     for atom in split_points(g, budget.constant_divisors):
         yield cases(atom, g, depth)
@@ -322,7 +322,7 @@ def _candidates(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int) ->
     yield from guard_value_cases(reasoner, g)
 
 
-def _branch(reasoner: Splitting, g: Term, case: Case, budget: CaseBudget, depth: int,
+def _branch(reasoner: Splitting, g: Term, case: Branch, budget: CaseBudget, depth: int,
             spent: _Spent) -> Truth | None:
     """The guard's truth in one branch; None when the branch is contradictory."""
     cp = reasoner.checkpoint()

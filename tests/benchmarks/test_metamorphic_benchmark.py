@@ -32,7 +32,7 @@ def test_a_difference_is_listed_with_its_file_and_assert_and_fails_the_run(tmp_p
         return [bottom_up(c, lambda x: ("<", *x[1:]) if x and x[0] == "<=" else x, memo) for c in commands]
 
     monkeypatch.setitem(rewrites.REWRITES, "planted",
-                        rewrites.Rewrite("planted", "every <= made < (changes the meaning)", strict_inequalities))
+                        rewrites.TextRewrite("planted", "every <= made < (changes the meaning)", strict_inequalities))
     write_programs(tmp_path)
     assert metamorphic.main([str(tmp_path), "--jobs", "1", "--rewrites", "planted,reorder"]) == 1
     out = capsys.readouterr().out

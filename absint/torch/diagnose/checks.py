@@ -45,12 +45,12 @@ class Where:
 
 
 @attrs.frozen(slots=True)
-class Found:
+class QuestionChecks:
     text: str | None
     checks: tuple[Check, ...]
 
 
-def for_question(bridge, pool: dict, fact, frame, where: Where | None, read, seconds: float) -> Found:
+def for_question(bridge, pool: dict, fact, frame, where: Where | None, read, seconds: float) -> QuestionChecks:
     """The question ``fact`` (the way the example went) in the frame's names, and its checks."""
     bridge.sync()
     r = bridge.full.r
@@ -60,7 +60,7 @@ def for_question(bridge, pool: dict, fact, frame, where: Where | None, read, sec
     try:
         goal = r.term(fact)
     except Exception:  # noqa: BLE001 - a class absint does not read: no checks
-        return Found(None, ())
+        return QuestionChecks(None, ())
     text = python_text(goal, names)
     point = _point(bridge.se)
     seen = pool.setdefault("texts", set())
@@ -74,7 +74,7 @@ def for_question(bridge, pool: dict, fact, frame, where: Where | None, read, sec
     pairs += _from_pool(pool, {k.key for _, k in pairs}, Search(r.reasoner, goal, point, time.process_time() + 1.0),
                         bridge, fact, names, where)
     _remember(pool, pairs)
-    return Found(text, _first_by_key(k for _, k in pairs))
+    return QuestionChecks(text, _first_by_key(k for _, k in pairs))
 
 
 def _first_by_key(checks) -> tuple[Check, ...]:

@@ -38,7 +38,7 @@ PREFIX = "propagate_real_tensors"
 SECONDS_PER_QUESTION = 2.0
 
 
-class Recorder:
+class QuestionRecorder:
     """The questions of one run. ``line_maps``: per pasted file, the original line of each
     line (places are reported in the original's numbering); ``emit`` gets each question."""
 
@@ -175,7 +175,7 @@ def _kind(msg: str) -> str:
 
 
 @contextlib.contextmanager
-def recording(rec: Recorder) -> Iterator[None]:
+def recording(rec: QuestionRecorder) -> Iterator[None]:
     """Real-tensor propagation on, the recorder on PyTorch's deferral, ShapeEnvs counted,
     the storage-offset comparison of real and fake outputs off, PyTorch's propagation
     warnings quiet; all put back after."""

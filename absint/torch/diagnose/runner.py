@@ -50,7 +50,7 @@ def run_once(script: str, argv: list[str], pasted: list[Check], absint: bool,
     facts tried at every question; ``found`` gets the facts this run found."""
     files = UserFiles.of_script(script)
     sources = pasted_sources(pasted)
-    rec = record.Recorder(files, {p: m for p, (_, m) in sources.items()}, emit, seeds)
+    rec = record.QuestionRecorder(files, {p: m for p, (_, m) in sources.items()}, emit, seeds)
     with _as_main(script, argv, files, sources), record.recording(rec), _absint(absint):
         status, message, culprit = _execute(script, sources, files)
     if found is not None:
