@@ -3,7 +3,11 @@ line of a page below is run from the repository root and must print exactly the 
 that follow it in the page (the first lines only where the page ends them with ``...``, the
 last lines only where it starts them with ``...``;
 a command whose line ends ``# timings vary`` or ``# abbreviated`` is not run, nor one that
-writes a file or reads one the page has the reader write)."""
+writes a file or reads one the page has the reader write).
+
+The pages are the command registry's: every command of ``absint/cli/__init__.py: COMMANDS``
+has its page ``docs/NAME.md``, with worked examples, named in the README's table of
+commands, so a new command cannot ship without one."""
 
 from __future__ import annotations
 
@@ -12,12 +16,17 @@ import shlex
 
 import pytest
 
-from absint.cli import main
+from absint.cli import COMMANDS, main
 from repo_paths import ROOT
 
 NOT_RUN = ("# timings vary", "# abbreviated", "# not run")
-PAGES = [f"docs/{c}.md" for c in ("explain", "check", "bounds", "analyze", "compare", "outputs", "presets", "sample",
-                                   "solve", "inputs", "validate")]
+
+
+def page_of(command: str) -> str:
+    return f"docs/{command}.md"
+
+
+PAGES = [page_of(c) for c in COMMANDS]
 
 
 def examples(page: str) -> list[tuple[str, list[str]]]:
@@ -25,7 +34,9 @@ def examples(page: str) -> list[tuple[str, list[str]]]:
     expected lines are the rest of its block, up to the next ``$`` line."""
     out: list[tuple[str, list[str]]] = []
     inside, current = False, None
-    for line in open(os.path.join(ROOT, page)).read().splitlines():
+    path = os.path.join(ROOT, page)
+    text = open(path).read() if os.path.isfile(path) else ""  # a missing page fails its own test below
+    for line in text.splitlines():
         if line.startswith("```"):
             inside, current = not inside, None
         elif not inside:
@@ -63,3 +74,31 @@ TIMED = {"docs/compare.md"}
 def test_the_pages_have_examples():
     assert all(examples(page) for page in PAGES if page not in TIMED)
     assert set(PAGES) >= TIMED
+
+
+def commands_without_a_page(commands, root=ROOT) -> dict[str, str]:
+    """Each command whose page is missing, or not named in the README, with what is wrong."""
+    readme = open(os.path.join(root, "README.md")).read()
+    out = {}
+    for command in commands:
+        page = page_of(command)
+        if not os.path.isfile(os.path.join(root, page)):
+            out[command] = f"no {page}"
+        elif page not in readme:
+            out[command] = f"the README does not name {page}"
+    return out
+
+
+def test_every_command_has_a_page_the_readme_names():
+    assert commands_without_a_page(COMMANDS) == {}
+
+
+def test_a_planted_command_without_a_page_is_caught(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "check.md").write_text("# absint check\n")
+    (tmp_path / "docs" / "unlisted.md").write_text("# absint unlisted\n")
+    (tmp_path / "README.md").write_text("`absint check` (`docs/check.md`)\n")
+    planted = {**COMMANDS, "planted": ("absint.cli.planted", "a command shipped without its page")}
+    assert commands_without_a_page(planted, tmp_path)["planted"] == "no docs/planted.md"
+    assert commands_without_a_page(["check", "unlisted"], tmp_path) == {
+        "unlisted": "the README does not name docs/unlisted.md"}
