@@ -227,6 +227,9 @@ class Reasoner:
         r = self._through_definitions(g)
         if r is not None:
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
+        r = self.zones.through_definitions(g)
+        if r is not None:
+            return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.ZONES)
         if self.polyhedral is not None and relational:
             r = self.polyhedral.decide(g, settled_by_zones=self.zones.settled(g))
             if r is not None:
