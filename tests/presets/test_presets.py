@@ -316,6 +316,38 @@ def test_the_table_benchmark_runs_on_the_examples(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_the_table_benchmark_holds_absint_to_z3_under_the_same_facts(tmp_path, capsys):
+    """With --z3, Z3 answers each assert with the preset's facts asserted first: on the
+    examples absint proves every assert Z3 proves (pooled_input's layout guards under
+    ge2,contiguous among them), none wrongly."""
+    pytest.importorskip("z3")
+    from benchmarks import presets_table
+
+    out, missed = tmp_path / "table.md", tmp_path / "missed.jsonl"
+    argv = ["examples", "--jobs", "1", "--preset", "ge2,contiguous", "--z3", "--out", str(out), "--missed", str(missed)]
+    assert presets_table.main(argv) == 0
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in out.read_text().splitlines()[2:4]}
+    assert set(rows) == {"none", "ge2,contiguous"}
+    z3_proves, absint_proves, recall, wrong = rows["ge2,contiguous"][8:12]
+    assert int(z3_proves) == int(absint_proves) == 144 and recall == "1.0000" and wrong == "0"
+    assert missed.read_text() == ""
+    capsys.readouterr()
+
+
+def test_planted_error_a_wrong_proof_is_counted_by_the_table_benchmark(tmp_path, monkeypatch, capsys):
+    """absint's letters with every ``?`` made ``T``: Z3's counterexamples count them wrong."""
+    pytest.importorskip("z3")
+    from benchmarks import presets_table
+
+    real = E.verdict_letters
+    monkeypatch.setattr(E, "verdict_letters", lambda program, presets=(): real(program, presets).replace("?", "T"))
+    path = tmp_path / "pooled.smt2"
+    path.write_text(POOLED.text)
+    assert presets_table.main([str(path), "--preset", "ge2", "--z3", "--missed", str(tmp_path / "m.jsonl")]) == 1
+    assert json.loads((tmp_path / "m.jsonl").read_text().splitlines()[0])["wrong"]
+    capsys.readouterr()
+
+
 def test_presets_work_with_the_budgets_and_records_made_by_the_parent_keep_them(write_program, tmp_path, monkeypatch, capsys):
     from absint.batch.executors import FAULT_ENV
 
