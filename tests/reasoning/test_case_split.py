@@ -346,7 +346,7 @@ STRIDE_POINTS = [{"x": p["x"], "y": p["y"], "z": p["z"], "a": p["x"] * p["y"] * 
 
 def _disjunction_verdict(facts, guard) -> Truth:
     """The verdict, checked on the box and by Z3 where decided."""
-    r = Reasoner(cases=CaseBudget(backoff=False))
+    r = Reasoner(cases=CaseBudget(backoff=False), witnesses=False)  # the split decides, not the points
     for f in facts:
         r.assume(f)
     v = r.decide(guard)
