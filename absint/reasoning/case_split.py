@@ -303,7 +303,7 @@ def split_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: Spli
     return truth
 
 
-def disjunction_cases(reasoner: Splitting, g: Term) -> Iterator[list[Case]]:
+def disjunction_cases(reasoner: Splitting, g: Term) -> Iterator[list[Branch]]:
     """One branch per disjunct not refuted of a disjunction the facts keep, each such disjunct
     over a variable of ``g`` (up to :data:`MAX_DISJUNCTIONS` disjunctions, each with at most
     :data:`MAX_DISJUNCT_CASES` such disjuncts). The disjunction holds wherever the facts do, and a refuted disjunct
@@ -318,7 +318,7 @@ def disjunction_cases(reasoner: Splitting, g: Term) -> Iterator[list[Case]]:
         open_ = [a for a in d.args if reasoner.truth(a) is not False]
         if len(open_) > MAX_DISJUNCT_CASES or any(variables.isdisjoint(T.free_vars(a)) for a in open_):
             continue  # a disjunct over none of g's variables would leave its branch as open as g
-        yield [Case((a,), ()) for a in open_]
+        yield [Branch((a,), ()) for a in open_]
         tried += 1
         if tried == MAX_DISJUNCTIONS:
             return
