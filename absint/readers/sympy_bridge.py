@@ -47,6 +47,7 @@ from absint.lang import terms as T
 from absint.lang.kinds import (AND, CEIL, CONST, DEF, DISTINCT, DIV, EQ, FN, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE,
                                NOT, OR, POW, RDIV, TO_INT, TO_REAL, VAR, Kind)
 from absint.lang.terms import BOOL, INT, REAL, Sort, Term
+from absint.readers.sympy_divisions import EuclidDiv, EuclidMod, RealDiv
 
 
 class UnsupportedExpression(TypeError):
@@ -306,6 +307,18 @@ def _modular_indexing(tr, e) -> Term:
     return tr.pymod(tr.floordiv(a, b), c)
 
 
+def _euclidean(build: Callable[[Term, Term], Term]):
+    """absint's own ``EuclidDiv``/``EuclidMod`` (:mod:`absint.readers.sympy_divisions`): SMT-LIB's
+    ``div``/``mod``, read back as the very division they were written from."""
+    def read(tr, e) -> Term:
+        a, b = tr.numeric(e.args[0]), tr.numeric(e.args[1])
+        if a.sort is not INT or b.sort is not INT:
+            raise UnsupportedExpression(e, f"{type(e).__name__} divides Int operands")
+        return build(a, b)
+
+    return read
+
+
 def _truediv(tr, e) -> Term:
     return T.rdiv(tr.numeric(e.args[0]), tr.numeric(e.args[1]))
 
@@ -425,6 +438,9 @@ FROM_SYMPY: dict[str, Callable[[SympyToTerms, object], Term]] = {
     "Mod": _pymod,
     "PythonMod": _pymod,
     "ModularIndexing": _modular_indexing,
+    "EuclidDiv": _euclidean(T.div),
+    "EuclidMod": _euclidean(T.mod),
+    "RealDiv": _truediv,
     "IntTrueDiv": _truediv,
     "FloatTrueDiv": _truediv,
     "PowByNatural": _pow_by_natural,
@@ -455,8 +471,8 @@ FROM_SYMPY: dict[str, Callable[[SympyToTerms, object], Term]] = {
 #: classes whose handlers read a fixed number of arguments; a look-alike called with another
 #: number (``FloorDiv(s0)``) is refused by name instead of failing inside the handler
 ARITY: dict[str, int] = {
-    **dict.fromkeys(("FloorDiv", "CleanDiv", "Mod", "PythonMod", "IntTrueDiv", "FloatTrueDiv", "PowByNatural",
-                     "FloatPow", "Pow", "Equality", "Unequality", "LessThan", "StrictLessThan", "GreaterThan",
+    **dict.fromkeys(("FloorDiv", "CleanDiv", "Mod", "PythonMod", "EuclidDiv", "EuclidMod", "RealDiv", "IntTrueDiv",
+                     "FloatTrueDiv", "PowByNatural", "FloatPow", "Pow", "Equality", "Unequality", "LessThan", "StrictLessThan", "GreaterThan",
                      "StrictGreaterThan", "Implies"), 2),
     **dict.fromkeys(("ModularIndexing", "Where", "ITE"), 3),
     **dict.fromkeys(("floor", "ceiling", "FloorToInt", "CeilToInt", "TruncToInt", "TruncToFloat", "ToFloat",
@@ -541,7 +557,9 @@ class TermsToSympy:
         """``x // y`` for a ``y`` known positive."""
         if self.F is not None:
             return _applied(self.F.FloorDiv, x, y)
-        return sympy.floor(x / y)
+        # unevaluated: sympy 1.14 takes Piecewise((0, c), (2, True))/6 for an integer (its
+        # values are even) and drops the floor (2 // 6 read back as 1/3)
+        return sympy.floor(x / y, evaluate=False)
 
     def pymod(self, x, y):
         if self.F is not None:
@@ -582,22 +600,28 @@ def _back_lin(tb, t):
     return sympy.Add(*pos) - sympy.Add(*neg) + c
 
 
+def _nonzero_number(d: Term) -> bool:
+    return d.kind == CONST and d.data != 0
+
+
 def _back_div(tb, t):
     x, y = (tb.arg(a) for a in t.args)
     d = t.args[1]
-    if d.kind == CONST and d.data > 0:
-        return tb.floordiv(x, y)
-    if d.kind == CONST:
-        return -tb.floordiv(x, -y)
-    # Euclidean: floor(x/y) for y > 0, -floor(x/-y) for y < 0
+    if _nonzero_number(d):  # Euclidean by a number: a floor quotient, negated for a negative one
+        return tb.floordiv(x, y) if d.data > 0 else -tb.floordiv(x, -y)
+    if tb.F is None or y.is_zero:  # also PyTorch's, by what sympy sees is 0: its FloorDiv raises
+        return EuclidDiv(x, y)
+    # PyTorch's: floor(x/y) for y > 0, -floor(x/-y) for y < 0 (its FloorDiv folds y // y to 1)
     return _ite(tb, y > 0, tb.floordiv(x, y), -tb.floordiv(x, -y))
 
 
 def _back_mod(tb, t):
     x, y = (tb.arg(a) for a in t.args)
     d = t.args[1]
-    if d.kind == CONST:
+    if _nonzero_number(d):
         return tb.pymod(x, abs(y))
+    if tb.F is None or y.is_zero:
+        return EuclidMod(x, y)
     return _ite(tb, y > 0, tb.pymod(x, y), tb.pymod(x, -y))
 
 
@@ -626,9 +650,9 @@ def _back_unary(plain, torch_name):
 
 def _back_rdiv(tb, t):
     x, y = (tb.arg(a) for a in t.args)
-    if tb.F is not None:
-        return tb.F.FloatTrueDiv(x, y)
-    return x / y
+    if tb.F is not None and t.args[1].kind != CONST and not y.is_zero:
+        return tb.F.FloatTrueDiv(x, y)  # PyTorch's keeps y / y (and raises on a divisor it sees is 0)
+    return RealDiv(x, y)  # by a non-zero number, its eval gives x / y
 
 
 def _back_pow(tb, t):
