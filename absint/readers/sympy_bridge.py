@@ -30,9 +30,12 @@ Semantics, with ``Int`` terms exact and Euclidean ``div``/``mod`` (SMT-LIB):
   on their domain every reading agrees.
 
 The way back (:class:`TermsToSympy`) writes plain sympy by default
-(``floor(a/b)``, ``Mod``, ``Min``/``Max``, ``Piecewise``) or, with
+(``floor(a/b)`` and ``Mod`` by a number, ``Min``/``Max``, ``Piecewise``) or, with
 ``vocabulary=absint.torch.vocabulary.sympy_functions()``, PyTorch's classes (``FloorDiv``,
-``PythonMod``, ...).
+``PythonMod``, ...). A division by anything but a non-zero number is written as
+:mod:`absint.readers.sympy_divisions`' ``EuclidDiv``/``EuclidMod``/``RealDiv`` in plain sympy
+(read back as the same division: sympy's ``floor(y/y)`` is 1, SMT-LIB's ``(div y y)`` is free at
+``y = 0``), and in PyTorch's classes when sympy sees the divisor is 0 (theirs raise).
 """
 
 from __future__ import annotations
