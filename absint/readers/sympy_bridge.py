@@ -18,6 +18,9 @@ Semantics, with ``Int`` terms exact and Euclidean ``div``/``mod`` (SMT-LIB):
   The sign of a symbolic divisor is asked of the ``sign_of`` callback (the
   reasoner's facts); an answer that rests on "unknown" is not cached for good,
   because a later fact may simplify it.
+* ``floor(a/b)``/``ceiling(a/b)`` of Int ``a`` and ``b`` (sympy's own spelling of a division by
+  a symbol) -> ``a // b`` as ``FloorDiv``, ``-((-a) // b)``: a division, not a real quotient
+  (sympy's ``a/b`` has no value at ``b = 0``, so nothing it meant is given up).
 * ``CeilToInt``/``ceiling`` -> ``ceil``, ``FloorToInt``/``floor`` -> ``to_int``,
   ``TruncToInt`` -> ``ite(x >= 0, floor x, ceil x)``, ``IntTrueDiv``/
   ``FloatTrueDiv``/``/`` -> exact real division, ``ToFloat`` -> ``to_real``,
@@ -297,6 +300,41 @@ def _trunc(x: Term) -> Term:
     return T.ite(T.ge(x, T.ZERO_REAL), T.to_int(x), T.ceil(x))
 
 
+def _integer_quotient(tr, arg) -> tuple[Term, Term] | None:
+    """``(a, b)`` when ``arg`` is sympy's ``a/b`` (a ``Mul`` with factors to negative integer
+    powers; a rational coefficient ``p/q`` is ``p`` over ``q``) of Int terms and ``b`` is not a
+    number, else None."""
+    if type(arg).__name__ != "Mul" or not any(_negative_integer_power(f) for f in arg.args):
+        return None
+    num, den = [], []
+    for f in arg.args:
+        if f.is_Rational and not f.is_Integer:
+            num.append(T.const(int(f.p)))
+            den.append(T.const(int(f.q)))
+        elif _negative_integer_power(f):
+            den.append(T.power(tr.numeric(f.args[0]), T.const(-int(f.args[1]))))
+        else:
+            num.append(tr.numeric(f))
+    a, b = (T.mul(*num) if num else T.ONE), T.mul(*den)
+    if a.sort is not INT or b.sort is not INT or b.kind == CONST:
+        return None
+    return a, b
+
+
+def _floor_of(tr, e) -> Term:
+    """``floor(a/b)`` of Int ``a``, ``b`` is ``a // b``: sympy's ``a/b`` has no value at ``b = 0``
+    (``zoo``), so PyTorch's ``FloorDiv`` reading gives up nothing it meant, and a division is
+    what the reasoning reads (``to_int`` of a real quotient by a symbol it does not)."""
+    q = _integer_quotient(tr, e.args[0])
+    return tr.floordiv(*q) if q is not None else _floor(tr.numeric(e.args[0]))
+
+
+def _ceiling_of(tr, e) -> Term:
+    """``ceiling(a/b)`` of Int ``a``, ``b``: ``-((-a) // b)``, as :func:`_floor_of`."""
+    q = _integer_quotient(tr, e.args[0])
+    return T.neg(tr.floordiv(T.neg(q[0]), q[1])) if q is not None else T.ceil(tr.numeric(e.args[0]))
+
+
 def _floordiv(tr, e) -> Term:
     return tr.floordiv(tr.numeric(e.args[0]), tr.numeric(e.args[1]))
 
@@ -428,8 +466,8 @@ FROM_SYMPY: dict[str, Callable[[SympyToTerms, object], Term]] = {
     "Add": _add,
     "Mul": _mul,
     "Pow": _pow,
-    "floor": _unary(_floor),
-    "ceiling": _unary(T.ceil),
+    "floor": _floor_of,
+    "ceiling": _ceiling_of,
     "FloorToInt": _unary(_floor),
     "CeilToInt": _unary(T.ceil),
     "TruncToInt": _unary(_trunc),

@@ -113,11 +113,20 @@ def _floor_quotients(tb, t):
     return sympy.Piecewise((sympy.floor(x / y), y > 0), (-sympy.floor(x / -y), True))
 
 
-@pytest.mark.parametrize("text,letters", DIVISIONS_BY_A_SYMBOL[:3])
-def test_a_planted_floor_division_through_sympy_is_caught(text, letters, monkeypatch):
+def test_a_planted_floor_division_through_sympy_is_caught(monkeypatch):
+    text, letters = DIVISIONS_BY_A_SYMBOL[2].values  # (distinct (div y y) 1): sympy's y/y is 1
     monkeypatch.setitem(TO_SYMPY, DIV, _floor_quotients)
     outcome = check("k.smt2", text, "sympy")
     assert outcome.status == DIFFERENT and outcome.differences[-1].before == letters[-1]
+
+
+@pytest.mark.parametrize("text,letters", DIVISIONS_BY_A_SYMBOL[:2])
+def test_floor_quotients_by_a_symbol_read_back_as_divisions(text, letters, monkeypatch):
+    """The old way to sympy, where no divisor is 0: its floor(a/y) is read as a // y (a
+    division the reasoning reads), no more as to_int of a real quotient: the letters stay."""
+    monkeypatch.setitem(TO_SYMPY, DIV, _floor_quotients)
+    outcome = check("k.smt2", text, "sympy")
+    assert outcome.status == IDENTICAL, [str(d) for d in outcome.differences]
 
 
 # ------------------------------------------------------------------ the check can fail

@@ -282,3 +282,87 @@ def test_a_division_of_a_case_split_by_a_number_keeps_its_floor():
     x, y = VARS[:2]
     t = T.div(T.ite(T.le(T.add(x, T.neg(y), T.ONE), T.ZERO), T.ZERO, T.const(2)), T.const(6))
     assert values(through_sympy(t)) == values(t) == [0] * len(BOX)
+
+
+# ------------------------------------------------------------------ sympy's floor(a/b) read as a // b
+
+FLOORS = {"floor": lambda a, b: math.floor(Fraction(a, b)), "ceiling": lambda a, b: math.ceil(Fraction(a, b))}
+x_, y_, z_ = VARS
+#: divisors that are not numbers (small, so that Z3 answers: products of symbols are nonlinear)
+SYMBOLIC = [y_, T.neg(z_), T.add(y_, T.ONE), T.scale(y_, 2), T.mul(x_, y_), T.sub(y_, z_), T.scale(T.mul(x_, z_), -3)]
+QUOTIENTS = st.tuples(st.sampled_from(sorted(FLOORS)), int_terms(VARS, max_leaves=3, variable_divisors=False),
+                      st.sampled_from(SYMBOLIC))
+
+
+def read_rounded(name, a, b):
+    """sympy's ``floor(a/b)`` or ``ceiling(a/b)`` of the terms ``a``, ``b``, read back."""
+    tb = TermsToSympy({})
+    return to_term(getattr(sympy, name)(tb(a) / tb(b)))
+
+
+def rounding_is_wrong(name, a, b) -> bool:
+    """Whether the reading of ``name(a/b)`` differs from Python's rounding of the exact quotient
+    at a point of the box where ``b`` is not 0, or Z3 refutes it equal to ``to_int``/``ceil`` of
+    the real quotient wherever ``b != 0``."""
+    read = read_rounded(name, a, b)
+    for p in BOX:
+        bv = evaluate(b, p)
+        if bv != 0 and evaluate(read, p) != FLOORS[name](evaluate(a, p), bv):
+            return True
+    return not z3_implies([T.ne(b, T.ZERO)], rounds(name, read, a, b))
+
+
+def rounds(name, q, a, b):
+    """``q`` is ``name(a/b)`` for ``b != 0``, in integers (easier for Z3 than the real quotient):
+    ``floor``: ``b*q <= a < b*q + b`` for ``b > 0`` (reversed for ``b < 0``); ``ceiling``:
+    ``b*q - b < a <= b*q`` (reversed)."""
+    bq = T.mul(b, q)
+    lo, hi = (bq, T.add(bq, b)) if name == "floor" else (T.sub(bq, b), bq)
+    positive = T.and_(T.gt(b, T.ZERO), *((T.le(lo, a), T.lt(a, hi)) if name == "floor" else (T.lt(lo, a), T.le(a, hi))))
+    negative = T.and_(T.lt(b, T.ZERO), *((T.ge(lo, a), T.gt(a, hi)) if name == "floor" else (T.gt(lo, a), T.ge(a, hi))))
+    return T.or_(positive, negative)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(QUOTIENTS)
+def test_sympys_floor_of_a_quotient_is_read_as_floor_division(q):
+    assert not rounding_is_wrong(*q), [str(x) for x in q[1:]]
+
+
+def test_sympys_floor_of_a_quotient_by_a_symbol_is_a_division():
+    x, y = (sympy.Symbol(n, integer=True) for n in "xy")
+    t = to_term(sympy.floor(3 * x / (2 * y)))
+    assert count(t, (DIV,)) == 2 and count(t, (TO_INT, RDIV)) == 0  # y's sign unknown: both readings
+    positive = SympyToTerms(sign_of=lambda b: 1)  # facts that say y > 0
+    assert positive(sympy.floor(x / y)) is T.div(VARS[0], VARS[1])
+    assert positive(sympy.ceiling(x / y)) is T.neg(T.div(T.neg(VARS[0]), VARS[1]))
+    assert to_term(sympy.floor(sympy.Symbol("r") / y)).kind == TO_INT  # a real dividend: a real quotient
+
+
+def _unsigned_floor(tr, e):
+    """Planted: ``floor(a/b)`` read as ``div(a, b)`` whatever ``b``'s sign (Euclidean, not floor)."""
+    from absint.readers.sympy_bridge import _integer_quotient
+
+    q = _integer_quotient(tr, e.args[0])
+    return T.div(*q) if q is not None else T.to_int(tr.numeric(e.args[0]))
+
+
+def _ceiling_as_floor(tr, e):
+    """Planted: ``ceiling(a/b)`` read as ``a // b``."""
+    from absint.readers.sympy_bridge import _integer_quotient
+
+    q = _integer_quotient(tr, e.args[0])
+    return tr.floordiv(*q) if q is not None else T.ceil(tr.numeric(e.args[0]))
+
+
+@pytest.mark.parametrize("name,planted", [("floor", _unsigned_floor), ("ceiling", _ceiling_as_floor)],
+                         ids=["floor-unsigned", "ceiling-as-floor"])
+def test_a_planted_floor_reading_is_caught(name, planted, monkeypatch):
+    from absint.readers import sympy_bridge
+
+    monkeypatch.setitem(sympy_bridge.FROM_SYMPY, name, planted)
+    monkeypatch.setattr(sympy_bridge, "_BY_CLASS", {})  # the handler memo, by class
+    q = find(QUOTIENTS.filter(lambda q: q[0] == name), lambda q: rounding_is_wrong(*q),
+             settings=settings(max_examples=500, database=None, derandomize=True, deadline=None))
+    monkeypatch.undo()
+    assert not rounding_is_wrong(*q)
