@@ -8,6 +8,9 @@ Three families of generated programs (``benchmarks.generators``), each at sizes 
 * ``jagged``: a jagged split of N unbacked lengths (prefix sums ``start_{k+1} = start_k + u_k``,
   three implied guards per split); ``jagged-sum-first``: the same with the sum's equality
   before the lengths' signs (each sign then narrows an atom of a sum already known);
+  ``jagged-chain``: the same with the total stated over the prefix sums (``end_{N-1} =
+  values_size0``), ``jagged-links``: with the total a chain of named two-term sums (the same
+  meaning; each link names its sum);
 * ``chain``: N unbacked sizes in a chain of ``<=`` facts, implied guards on its ends;
 * ``copies``: N copies of one corpus-sized program (a conv stack and an attention block,
   about 110 asserts, each copy's symbols renamed) in one file: independent blocks.
@@ -40,7 +43,7 @@ from benchmarks.generators import PRELUDE, Generated, build_attention_block, bui
     build_jagged_split, build_le_chain
 
 DEFAULT_SIZES = "250,500,1000,2000,4000,8000"
-FAMILIES = ("jagged", "jagged-sum-first", "chain", "copies")
+FAMILIES = ("jagged", "jagged-sum-first", "jagged-chain", "jagged-links", "chain", "copies")
 _NAMES = re.compile(r"\((?:declare-const|define-fun) (\S+)|:example-(\S+)")
 
 
@@ -67,6 +70,8 @@ def build(family: str, n: int) -> Generated:
         return build_jagged_split(n)
     if family == "jagged-sum-first":
         return build_jagged_split(n, sum_first=True)
+    if family in ("jagged-chain", "jagged-links"):
+        return build_jagged_split(n, total=family.split("-")[1])
     if family == "chain":
         return build_le_chain(n)
     if family == "copies":

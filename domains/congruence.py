@@ -60,6 +60,13 @@ TOP_REAL = Congruence(1, 0, True)
 BOTTOM_INT = Congruence(-1, 0, False)
 BOTTOM_REAL = Congruence(-1, 0, True)
 
+#: moduli are kept below 2**MAX_MODULUS_BITS: a cycle of facts such as ``y = 2w, x = y*y,
+#: x = y`` squares a modulus at every round of propagation (2, 4, 16, 256, ...), and the
+#: arithmetic on it then takes longer than any budget of steps allows. Past the cap a
+#: product is top and a meet keeps its first argument (the value already known): sound,
+#: only less precise, and no shape program has a stride near 2**256.
+MAX_MODULUS_BITS = 256
+
 
 def top(real: bool) -> Congruence:
     return TOP_REAL if real else TOP_INT
@@ -142,6 +149,8 @@ def meet(a: Congruence, b: Congruence) -> Congruence:
     mr = crt(am, a.residue, bm, b.residue)
     if mr is None:
         return BOTTOM_INT
+    if mr[0].bit_length() > MAX_MODULUS_BITS:
+        return a  # see MAX_MODULUS_BITS: a superset of the meet, below a
     return Congruence(mr[0], mr[1], False)
 
 
@@ -215,6 +224,8 @@ def mul2(a: Congruence, b: Congruence) -> Congruence:
     m = math.gcd(m1 * m2, m1 * r2, m2 * r1)
     if m == 0:
         return Congruence(0, r1 * r2, False)
+    if m.bit_length() > MAX_MODULUS_BITS:
+        return TOP_INT  # see MAX_MODULUS_BITS
     return Congruence(m, r1 * r2 % m, False)
 
 

@@ -724,7 +724,35 @@ def _b_lin(t, result, args):
 
 
 def _b_mul(t, result, args):
-    return mul_back(result, args, t.sort.real)
+    out = mul_back(result, args, t.sort.real)
+    return out if len(set(t.args)) == len(t.args) else repeated_factors_back(t.args, result, out)
+
+
+def repeated_factors_back(factors: Sequence, result: Interval, args: list[Interval]) -> list[Interval]:
+    """A factor ``x`` that occurs ``k >= 2`` times (the same term, hence the same value),
+    the other factors' product ``O`` excluding 0: ``x^k`` lies in ``result / O``, so a
+    non-negative ``x`` lies in its ``k``-th root (:func:`power_back`), where the factor by
+    factor division of :func:`mul_back` divides by ``x``'s own bound ``k - 1`` times:
+    ``n*n*n <= 4194303`` with ``n >= 2`` gives ``n <= 161`` (there: ``n <= 1048575``)."""
+    out = list(args)
+    positions: dict = {}
+    for i, f in enumerate(factors):
+        positions.setdefault(f, []).append(i)
+    for at in positions.values():
+        if len(at) < 2:
+            continue
+        olo, ohi = 1, 1
+        for j, a in enumerate(out):
+            if j not in at:
+                olo, ohi = mul_range(olo, ohi, a.lo, a.hi)
+        if not (olo > 0 or ohi < 0):
+            continue
+        plo, phi = div_range(result.lo, result.hi, olo, ohi)
+        x = out[at[0]]
+        nx = power_back(x, Interval(len(at), len(at), x.real), Interval(plo, phi, True))
+        for j in at:
+            out[j] = nx
+    return out
 
 
 def _b_div(t, result, args):

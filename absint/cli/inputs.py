@@ -112,7 +112,9 @@ def inputs_of_file(path: str, within: dict | None = None, export: bool = False,
             facts = preset_facts.checked_facts(loaded.program, presets)
             assumed = [f.term for f in facts]
             d = describe_program(loaded.program, assumed)
-            found, undecided = violations(loaded.program, within, assumed=assumed) if within else ([], [])
+            follow = preset_facts.followers(loaded.program, presets, within or ())
+            found, undecided = violations(loaded.program, within, assumed=assumed, followers=follow) \
+                if within else ([], [])
             unbacked = frozenset(s.name for s in loaded.program.symbols if not s.backed)
             text = export_text(d, path, unbacked) if export else None
         except preset_facts.PresetRefused as e:

@@ -27,7 +27,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from absint.compare.oracle import MissingExtra
 
@@ -150,6 +150,14 @@ class _File:
         sorts = {"Int": z3.IntSort(self.ctx), "Real": z3.RealSort(self.ctx), "Bool": z3.BoolSort(self.ctx)}
         self.symbols = [(n, z3.Const(n, sorts[s])) for n, s in declared_symbols(text)]
 
+    def parsed(self, facts: Sequence[str]) -> list:
+        """Bool facts in SMT-LIB (``(>= x_size0 2)``) over the file's declared symbols, read in
+        its context: what a caller assumes ahead of the file's asserts (a preset's facts)."""
+        if not facts:
+            return []
+        decls = {n: c for n, c in self.symbols}
+        return list(self.z3.parse_smt2_string("".join(f"(assert {t})" for t in facts), decls=decls, ctx=self.ctx))
+
     def solver(self, timeout_ms: int):
         s = self.z3.Solver(ctx=self.ctx)
         s.set("timeout", int(timeout_ms))
@@ -181,18 +189,22 @@ def _decode(data: bytes) -> str:
 
 
 def run_file(data: bytes, *, timeout_ms: int = 1000, budget_s: float = 300.0, refute_all: bool = False,
-             requests: Requests | None = None) -> Z3FileResult:
-    """The protocol on one file's bytes (no cache). ``requests`` are answered on the way."""
+             requests: Requests | None = None, assumed: Sequence[str] = ()) -> Z3FileResult:
+    """The protocol on one file's bytes (no cache). ``requests`` are answered on the way;
+    ``assumed``: Bool facts in SMT-LIB over the file's symbols, asserted before its first
+    assert (a preset's facts: the letters are then relative to them)."""
     requests = requests or {}
     start = time.process_time()
     try:
         f = _File(_decode(data))
+        ahead = f.parsed(assumed)
     except Exception as e:  # z3.Z3Exception: Z3 could not read the file
         return Z3FileResult(error=f"z3 cannot parse: {e}", parse_seconds=time.process_time() - start,
                             total_seconds=time.process_time() - start)
     z3 = f.z3
     parse = time.process_time() - start
     s = f.solver(timeout_ms)
+    s.add(*ahead)
     letters, seconds, extra = [], [], {}
     extra_cpu = 0.0
     n = len(f.asserts)

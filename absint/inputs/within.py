@@ -122,21 +122,26 @@ def check_names(program: Program, declared: Mapping[str, tuple[int, int]]) -> No
         raise BadDeclaration(f"{', '.join(real)} is not an Int symbol")
 
 
-def violations(program: Program, declared: Mapping[str, tuple[int, int]],
-               seed: int = 0, assumed: Sequence[Term] = ()) -> tuple[list[Violation], list[Violation]]:
+def violations(program: Program, declared: Mapping[str, tuple[int, int]], seed: int = 0,
+               assumed: Sequence[Term] = (), followers: Sequence[tuple[str, Term]] = ()
+               ) -> tuple[list[Violation], list[Violation]]:
     """(violations, undecided) of ``program``'s asserts within ``declared``; ``assumed``:
     facts (a preset's) that every input considered satisfies, ahead of the asserts (a
-    counterexample satisfies them too; indices stay the program's asserts')."""
+    counterexample satisfies them too; indices stay the program's asserts'); ``followers``:
+    ``(symbol, value)`` for the symbols those facts determine from others (a stride from its
+    tensor's sizes), recomputed at every point unless declared or defined by an assert."""
     check_names(program, declared)
     facts = [f.term for f in program.facts]
     definitions = defining_equalities(program, declared, facts)
-    first_failure = pool_failures(program, declared, facts, definitions, seed, assumed)
-    r = declaration(program, declared, definitions)
+    defined = {n for n, _ in definitions.values()}
+    follow = tuple((n, v) for n, v in followers if n not in declared and n not in defined)
+    first_failure = pool_failures(program, declared, facts, definitions, seed, assumed, follow)
+    r = declaration(program, declared, definitions, follow)
     for t in assumed:
         r.assume(t)
     found: list[Violation] = []
     undecided: list[Violation] = []
-    search = FailureSearch(program, declared, facts, definitions, assumed, seed)
+    search = FailureSearch(program, declared, facts, definitions, assumed, seed, follow)
     for fact in program.facts:
         point = first_failure.get(fact.index)
         if point is None and fact.index not in definitions and r.decide(fact.term).truth is not Truth.TRUE:
@@ -155,12 +160,13 @@ class FailureSearch:
     """Points that make one assert fail first, drawn from the declaration, the asserts
     before it and its negation; every point checked by the evaluator as the pool's are."""
 
-    def __init__(self, program: Program, declared, facts: list[Term], definitions, assumed, seed: int):
+    def __init__(self, program: Program, declared, facts: list[Term], definitions, assumed, seed: int,
+                 follow: Sequence[tuple[str, Term]] = ()):
         self.program, self.declared, self.facts = program, declared, facts
-        self.definitions, self.assumed, self.seed = definitions, assumed, seed
+        self.definitions, self.assumed, self.seed, self.follow = definitions, assumed, seed, follow
         self.variables = [s.term for s in program.symbols]
         self.hints = program.hints()
-        self.fixed = fixed_symbols(program, declared, definitions)
+        self.fixed = fixed_symbols(program, declared, definitions, follow)
         self.spent = 0.0
 
     def failure(self, r: Reasoner, index: int) -> tuple[dict[str, int] | None, str | None]:
@@ -186,16 +192,20 @@ class FailureSearch:
 
     def _fails_first(self, point: dict[str, int], index: int) -> bool:
         return (inside(point, self.declared) and all(point.get(n) == v for n, v in self.fixed.items())
-                and all(truth_at(t, point) is True for t in self.assumed)
+                and follows(point, self.follow) and all(truth_at(t, point) is True for t in self.assumed)
                 and first_failing(self.facts, point) == index)
 
 
 def declaration(program: Program, declared: Mapping[str, tuple[int, int]],
-                definitions: dict[int, tuple[str, Term]]) -> Reasoner:
+                definitions: dict[int, tuple[str, Term]], follow: Sequence[tuple[str, Term]] = ()) -> Reasoner:
     """A reasoner that knows the declaration: each declared symbol in its range, each
-    other backed symbol at its example value, or equal to its definition."""
+    other backed symbol at its example value, or equal to its definition (an assert's, or
+    the value a preset's facts give it)."""
     r = Reasoner(backed=[s.term for s in program.symbols if s.backed])
-    fixed = fixed_symbols(program, declared, definitions)
+    fixed = fixed_symbols(program, declared, definitions, follow)
+    terms = {s.name: s.term for s in program.symbols}
+    for name, value in follow:
+        r.assume(T.eq(terms[name], value))
     for s in program.symbols:
         if s.name in declared:
             lo, hi = declared[s.name]
@@ -220,16 +230,16 @@ def _violation(fact, point: dict[str, int] | None, reason: str | None = None) ->
 
 def pool_failures(program: Program, declared: Mapping[str, tuple[int, int]], facts: list[Term],
                   definitions: dict[int, tuple[str, Term]], seed: int,
-                  assumed: Sequence[Term] = ()) -> dict[int, dict[str, int]]:
+                  assumed: Sequence[Term] = (), follow: Sequence[tuple[str, Term]] = ()) -> dict[int, dict[str, int]]:
     """For each assert index, the first pool point whose first failing assert it is
     (checked by the evaluator: every point lies inside the declaration: declared symbols
     in range, other backed ones at their example value or their definition)."""
     base = base_point(program, declared, facts)
-    fixed = fixed_symbols(program, declared, definitions)
+    fixed = fixed_symbols(program, declared, definitions, follow)
     out: dict[int, dict[str, int]] = {}
     for moved in candidates(base, program, declared, seed):
-        point = complete(moved, list(definitions.values()))
-        if not inside(point, declared) or any(point[n] != v for n, v in fixed.items()):
+        point = complete(moved, [*definitions.values(), *follow])
+        if not inside(point, declared) or any(point[n] != v for n, v in fixed.items()) or not follows(point, follow):
             continue
         if not all(truth_at(facts[i], point) for i in definitions):
             continue
@@ -241,10 +251,11 @@ def pool_failures(program: Program, declared: Mapping[str, tuple[int, int]], fac
     return out
 
 
-def fixed_symbols(program: Program, declared, definitions: dict[int, tuple[str, Term]]) -> dict[str, object]:
+def fixed_symbols(program: Program, declared, definitions: dict[int, tuple[str, Term]],
+                  follow: Sequence[tuple[str, Term]] = ()) -> dict[str, object]:
     """The backed symbols the declaration keeps at their example value: neither declared nor
-    defined by an assert."""
-    defined = {n for n, _ in definitions.values()}
+    defined by an assert nor following a preset's facts."""
+    defined = {n for n, _ in definitions.values()} | {n for n, _ in follow}
     return {s.name: s.hint for s in program.symbols
             if s.hint is not None and s.name not in declared and s.name not in defined}
 
@@ -303,6 +314,17 @@ def complete(point: dict[str, int], definitions: list[tuple[str, Term]]) -> dict
         if not changed:
             break
     return point
+
+
+def follows(point: Mapping[str, int], follow: Sequence[tuple[str, Term]]) -> bool:
+    """Whether each following symbol has its value at ``point`` (by the evaluator)."""
+    for name, value in follow:
+        try:
+            if evaluate(value, point) != point.get(name):
+                return False
+        except NotEvaluable:
+            return False
+    return True
 
 
 def candidates(base: dict[str, int], program: Program, declared: Mapping[str, tuple[int, int]],

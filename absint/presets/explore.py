@@ -63,6 +63,8 @@ class PresetRow:
     open: tuple[int, ...] = ()
     facts: tuple[FactReport, ...] = ()
     refused: str | None = None
+    #: each assert's verdict (T, F, ?) with the facts assumed: what an exact solver is held to
+    letters: str = ""
 
     @property
     def label(self) -> str:
@@ -75,9 +77,14 @@ class PresetRow:
 
 def open_asserts(program: Program, presets: tuple[str, ...] = ()) -> tuple[int, ...]:
     """The indices of the asserts left UNKNOWN with the presets' facts assumed first."""
+    return tuple(i for i, c in enumerate(verdict_letters(program, presets)) if c == Truth.UNKNOWN.value)
+
+
+def verdict_letters(program: Program, presets: tuple[str, ...] = ()) -> str:
+    """Each assert's verdict letter (``T``, ``F``, ``?``) with the presets' facts assumed first."""
     assumed = [f.term for f in checked_facts(program, presets)]
     analysis = analyze_program(program, check_example=False, assumed=assumed)
-    return tuple(i for i, v in enumerate(analysis.verdicts) if v.truth is Truth.UNKNOWN)
+    return "".join(v.truth.value for v in analysis.verdicts)
 
 
 def explore(program: Program, combinations: Sequence[tuple[str, ...]] = DEFAULT_COMBINATIONS,
@@ -99,7 +106,9 @@ def explore(program: Program, combinations: Sequence[tuple[str, ...]] = DEFAULT_
             if f.term not in judged:
                 judged[f.term] = judge(program, reasoner, f, search)
             reports.append(attrs.evolve(judged[f.term], fact=f))
-        rows.append(PresetRow(names, open_asserts(program, names), tuple(reports)))
+        letters = verdict_letters(program, names)
+        rows.append(PresetRow(names, tuple(i for i, c in enumerate(letters) if c == Truth.UNKNOWN.value),
+                              tuple(reports), letters=letters))
     return rows
 
 

@@ -37,7 +37,7 @@ program was traced there, so the preset does not describe it.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Collection, Iterable, Sequence
 
 import attrs
 
@@ -200,6 +200,58 @@ PRESETS: dict[str, tuple[str, Callable[[Program], list[tuple[Term, str]]]]] = {
               "dimension, storage offset 0", _dense),
     "duck": ("sizes equal at the example point, and at least 2, are one symbol (a = b)", _duck),
 }
+
+
+def _layout_followers(dense: bool) -> Callable[[Program, Collection[str]], list[tuple[str, Term]]]:
+    """Each stride symbol of a tensor whose every size is a symbol, as its layout's value
+    (``max(size, 1)`` with ``dense``, which also puts the storage offset at 0)."""
+    def build(program: Program, declared: Collection[str]) -> list[tuple[str, Term]]:
+        out: list[tuple[str, Term]] = []
+        for t in tensors(program):
+            out += [(stride.data, expected) for _, stride, expected in _strides_of_a_layout(t, dense) or ()]
+            if dense and t.offset is not None:
+                out.append((t.offset.name, T.ZERO))
+        return out
+
+    return build
+
+
+def _duck_followers(program: Program, declared: Collection[str]) -> list[tuple[str, Term]]:
+    """Each size ``duck`` makes one with others follows the first of them the declaration
+    names (the first of them when it names none)."""
+    groups: dict[object, list[Symbol]] = {}
+    for s in size_symbols(program):
+        if s.backed and isinstance(s.hint, int) and s.hint >= 2:
+            groups.setdefault(s.hint, []).append(s)
+    out = []
+    for group in groups.values():
+        leader = next((s for s in group if s.name in declared), group[0])
+        out += [(s.name, leader.term) for s in group if s is not leader]
+    return out
+
+
+#: preset -> the symbols its facts determine from others: a stride follows its tensor's sizes
+#: (under ``contiguous`` the layout's value satisfies the fact whatever the sizes; a size-1
+#: dimension's stride, free there, takes it too), a size ``duck`` unifies follows the one
+#: declared. ``inputs --within`` recomputes them at each point instead of keeping them at
+#: their example values, which through the facts would pin the declared sizes
+FOLLOWERS: dict[str, Callable[[Program, Collection[str]], list[tuple[str, Term]]]] = {
+    "contiguous": _layout_followers(dense=False),
+    "dense": _layout_followers(dense=True),
+    "duck": _duck_followers,
+}
+
+
+def followers(program: Program, names: Iterable[str], declared: Collection[str] = ()) -> list[tuple[str, Term]]:
+    """``(symbol name, its value over other symbols)`` for each symbol the named presets'
+    facts determine (:data:`FOLLOWERS`) and ``declared`` does not name, the first preset's
+    value when two say it."""
+    out: dict[str, Term] = {}
+    for name in names:
+        for symbol, value in FOLLOWERS[name](program, declared) if name in FOLLOWERS else ():
+            if symbol not in declared:
+                out.setdefault(symbol, value)
+    return list(out.items())
 
 
 class PresetError(ValueError):

@@ -24,7 +24,10 @@ pair of unknowns) depending on a condition:
   :data:`MAX_VALUE_CASES` values: a branch where it fails (holds) and one branch per value
   (:func:`guard_value_cases`). ``u0 + (3*u0 mod 4) - 1 = 0`` with ``u0 >= 0`` holds
   only where ``u0 <= 1``, and is false at both values: FALSE, which no layer reads off a
-  remainder's bounds.
+  remainder's bounds;
+- apart (:func:`disjunction_decide`, a back-off of its own), a disjunction the facts keep
+  with at most :data:`MAX_DISJUNCT_CASES` disjuncts not refuted, each over a variable of the
+  guard: one branch per such disjunct (the disjunction holds, so they cover every point).
 
 Each branch is explored under a checkpoint of the reasoner (assume its conditions,
 decide the guard with the atom replaced, roll back), and may split again on what the
@@ -63,6 +66,10 @@ SPLIT_BACKOFF_STREAK = 16
 
 #: an ``and``/``or`` left open is split on a variable with at most this many values left
 MAX_VALUE_CASES = 4
+#: a disjunction the facts keep is a split of a guard over its variables when at most this
+#: many of its disjuncts are not refuted; at most :data:`MAX_DISJUNCTIONS` tried per question
+MAX_DISJUNCT_CASES = 4
+MAX_DISJUNCTIONS = 2
 
 _SPLIT_KINDS = frozenset((MIN, MAX, ITE, DIV, MOD))
 #: atoms that make a comparison over one variable worth bounding under its own assumption
@@ -116,6 +123,10 @@ class Splitting(Protocol):
     def decide_unsplit(self, guard: Term, relational: bool = True) -> Verdict: ...
 
     def bounds(self, term: Term) -> tuple[object, object]: ...
+
+    def truth(self, b: Term) -> bool | None: ...
+
+    def kept_disjunctions(self) -> list[Term]: ...
 
     network: object  # its ``budget``: propagation steps per fact
 
@@ -292,8 +303,44 @@ def split_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: Spli
     return truth
 
 
-def _split(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int, spent: _Spent) -> Truth:
-    for branches in _candidates(reasoner, g, budget, depth):
+def disjunction_cases(reasoner: Splitting, g: Term) -> Iterator[list[Case]]:
+    """One branch per disjunct not refuted of a disjunction the facts keep, each such disjunct
+    over a variable of ``g`` (up to :data:`MAX_DISJUNCTIONS` disjunctions, each with at most
+    :data:`MAX_DISJUNCT_CASES` such disjuncts). The disjunction holds wherever the facts do, and a refuted disjunct
+    nowhere, so the branches cover every point. A contiguous input's ``size0 == 1 or
+    size1 == 0 or stride0 == size1*size2*size3`` gives ``size1 >= 0`` once ``size0``, ``size2``,
+    ``size3 >= 2`` and ``stride0 >= 0``: in each disjunct, not in their join."""
+    variables = set(T.free_vars(g))
+    tried = 0
+    for d in reasoner.kept_disjunctions() if variables else ():
+        if d.kind != OR or variables.isdisjoint(T.free_vars(d)):
+            continue
+        open_ = [a for a in d.args if reasoner.truth(a) is not False]
+        if len(open_) > MAX_DISJUNCT_CASES or any(variables.isdisjoint(T.free_vars(a)) for a in open_):
+            continue  # a disjunct over none of g's variables would leave its branch as open as g
+        yield [Case((a,), ()) for a in open_]
+        tried += 1
+        if tried == MAX_DISJUNCTIONS:
+            return
+
+
+def disjunction_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: SplitBackoff | None = None) -> Truth:
+    """``g`` (normal, undecided) decided in each disjunct of a disjunction the facts keep
+    (:func:`disjunction_cases`; a branch may split on its atoms as :func:`split_decide` does);
+    UNKNOWN as there. Its own ``backoff``: the other splits' is left as it was."""
+    if not reasoner.kept_disjunctions():
+        return Truth.UNKNOWN
+    if backoff is not None and budget.backoff and not backoff.admits():
+        return Truth.UNKNOWN
+    with reasoner.network.budget_at_most(budget.propagation):
+        truth = _split(reasoner, g, budget, budget.depth, _Spent(), lambda *_: disjunction_cases(reasoner, g))
+    if backoff is not None:
+        backoff.record(truth is not Truth.UNKNOWN)
+    return truth
+
+
+def _split(reasoner: Splitting, g: Term, budget: CaseBudget, depth: int, spent: _Spent, candidates=None) -> Truth:
+    for branches in (candidates or _candidates)(reasoner, g, budget, depth):
         if spent.branches + len(branches) > budget.branches:
             return Truth.UNKNOWN
         spent.branches += len(branches)

@@ -159,6 +159,10 @@ class Facts:
                 return True
         return False
 
+    def kept_disjunctions(self) -> list[Term]:
+        """The disjunctions waiting for all but one disjunct to be refuted, in normal form."""
+        return [self.normal_form.normalize(g) for g in self._disjunctions]
+
     def _wait(self, g: Term) -> None:
         """A disjunction waits until all but one disjunct are refuted."""
         self._disjunctions.append(g)

@@ -24,7 +24,7 @@ from typing import ContextManager, Iterable
 from absint.lang import terms as T
 from absint.lang.kinds import AND, CONST, EQ, LE, OR
 from absint.lang.terms import BOOL, INT, Term
-from absint.reasoning.case_split import CaseBudget, SplitBackoff, split_decide
+from absint.reasoning.case_split import CaseBudget, SplitBackoff, disjunction_decide, split_decide
 from absint.reasoning.entailment import Entailment
 from absint.reasoning.extrema import expand_extremum
 from absint.reasoning.facts import Facts
@@ -69,6 +69,7 @@ class Reasoner:
         (:mod:`absint.reasoning.witnesses`; off, every verdict is the same, only slower)."""
         self.cases = cases
         self._splits = SplitBackoff()
+        self._disjunction_splits = SplitBackoff()  # apart: they must not make the others rarer
         self._trail = Trail()
         self._checkpoints: list[Checkpoint] = []  # open, oldest first
         self._serial = 0
@@ -100,6 +101,10 @@ class Reasoner:
 
     def clause_implied(self, b: Term) -> bool:
         return self._intake.clause_implied(b)
+
+    def kept_disjunctions(self) -> list[Term]:
+        """The disjunctions the facts keep (none of whose disjuncts is known yet), normal."""
+        return self._intake.kept_disjunctions()
 
     def product_bound(self, p: Term, upper: bool):
         return self.products.bound(p, upper)
@@ -213,6 +218,8 @@ class Reasoner:
             return self._shown_open()
         if v.truth is Truth.UNKNOWN and self.cases is not None and not self.contradiction:
             truth = split_decide(self, g, self.cases, self._splits)
+            if truth is Truth.UNKNOWN and not self.contradiction:
+                truth = disjunction_decide(self, g, self.cases, self._disjunction_splits)
             if truth is not Truth.UNKNOWN:
                 return Verdict(truth, Layer.CASE_SPLIT)
         return v
@@ -257,6 +264,9 @@ class Reasoner:
         r = self._through_definitions(g)
         if r is not None:
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
+        r = self.zones.through_definitions(g)
+        if r is not None:
+            return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.ZONES)
         if self.polyhedral is not None and relational:
             r = self.polyhedral.decide(g, settled_by_zones=self.zones.settled(g))
             if r is not None:

@@ -41,7 +41,7 @@ from collections import OrderedDict
 from typing import Iterable, Iterator
 
 from absint.lang.kinds import CONST, DEF, EQ, LE, LIN, LT, NE, VAR, Kind
-from absint.lang.terms import Term, is_difference
+from absint.lang.terms import Term, is_difference, linear_parts
 from absint.reasoning.facade import Facade
 from domains.bounds import INF, NEG_INF, is_infinite, linear_range
 
@@ -56,6 +56,10 @@ ORDER_AFTER = 32
 #: a definition's body with more atoms than this gives no differences (reading its rest's
 #: bounds costs its length; a prefix sum's body has two atoms)
 SHORT_BODY = 8
+#: named sums a comparison is read through, at most (:meth:`DifferenceBounds.through_definitions`)
+MAX_ANCHORS = 4
+#: candidate named sums looked at per step of that reading
+MAX_CANDIDATES = 8
 
 
 class DifferenceBounds:
@@ -127,6 +131,104 @@ class DifferenceBounds:
         if self.network.key_value(p) is not None:
             return None
         return self._cached_verdict(g.kind, k, c, *p.args, search=False)
+
+    def through_definitions(self, g: Term) -> bool | None:
+        """A comparison of a sum with a named sum ``d`` whose other atoms lie in the body of
+        another named sum ``e``: ``k*d + R`` is ``k*(d - e) + (k*body(e) + R)``, the first
+        part bounded by the paths between the two named sums, the second by its atoms' bounds
+        once ``e``'s body cancels atoms of ``R`` (up to :data:`MAX_ANCHORS` such steps).
+        ``u0 + ... + u4 <= total``, with ``total`` the end of a chain of named two-term links
+        and ``e`` the first link, naming ``u0 + ... + u32``: one path along the chain where
+        unfolding it link by link rebuilds a sum as long as the chain at every link.
+        Sound: a path sums implied differences, and a named sum equals its body."""
+        if g.kind not in (LE, LT, EQ, NE) or g.args[0].kind != LIN:
+            return None
+        if not any(a.kind == DEF for a in g.args[0].args):
+            return None
+        coefs, c = linear_parts(g.args[0])
+        steps: list[tuple[Term, object, Term]] = []
+        for _ in range(MAX_ANCHORS):
+            step = self._anchor(coefs)
+            if step is None:
+                return None
+            d, k, e = step
+            steps.append(step)
+            c += _unfold_into(coefs, d, k, e.args[0])
+            rest = self._linear_range(coefs, c)
+            if rest is None:
+                return None
+            verdict = self._verdict_through(g.kind, steps, rest)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def _anchor(self, coefs: dict[Term, object]) -> tuple[Term, object, Term] | None:
+        """``(d, k, e)``: a named sum ``d`` with coefficient ``k`` in ``coefs`` and another
+        named sum ``e`` whose body has an atom ``a`` of ``coefs`` with coefficient ``b``,
+        ``k*b`` cancelling ``a``'s (the defs over ``a`` as :meth:`_sources` keeps them)."""
+        looked = 0
+        for d, k in coefs.items():
+            if d.kind != DEF:
+                continue
+            for a, r in coefs.items():
+                if a is d:
+                    continue
+                for source in self._sources(a):
+                    if source[0] != "def" or source[2] is not a or source[1] is d:
+                        continue
+                    e = source[1]
+                    body = e.args[0]  # ``a`` may be an alias of ``e``, not in its body
+                    if body.kind == LIN and a in body.args and k * body.data[0][body.args.index(a)] == -r:
+                        return d, k, e
+                    looked += 1
+                    if looked >= MAX_CANDIDATES:
+                        return None
+        return None
+
+    def _linear_range(self, coefs: dict[Term, object], c) -> tuple[object, object] | None:
+        """The range of ``sum coefs[a]*a + c`` from its atoms' values (None: one is not a key)."""
+        ranges = []
+        for a in coefs:
+            v = self.network.key_value(a)
+            if v is None:
+                return None
+            ranges.append(self.network.domain.bounds(v))
+        return linear_range(list(coefs.values()), c, ranges)
+
+    def _verdict_through(self, kind: Kind, steps, rest: tuple[object, object]) -> bool | None:
+        """The truth of ``sum k*(d - e) + rest <kind> 0`` over ``steps``: first through the
+        searches kept from earlier questions (a chain's end asked about once per split is
+        walked once), then searched anew; the lower side only when the upper one leaves the
+        verdict open."""
+        for kept in (True, False):
+            hi = self._side(steps, rest[1], upper=True, kept=kept)
+            verdict = _verdict(kind, 1, 0, None, hi)
+            if verdict is None:
+                verdict = _verdict(kind, 1, 0, self._side(steps, rest[0], upper=False, kept=kept), hi)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def _side(self, steps, bound, upper: bool, kept: bool):
+        """``bound + sum k*(d - e)``'s upper (lower) bound over ``steps``, or None (unbounded);
+        ``kept``: read only the searches kept from earlier questions."""
+        if is_infinite(bound):
+            return None
+        total = bound
+        for d, k, e in steps:
+            # k*(d - e) <= k*hi(d - e) when k > 0; d - e <= D is the path e -> d
+            source, target = (e, d) if (k > 0) == upper else (d, e)
+            length = self._kept_length(source, target) if kept else self._difference_bound(source, target)[0]
+            if length is None:
+                return None
+            total += abs(k) * length if upper else -abs(k) * length
+        return total
+
+    def _kept_length(self, source: Term, target: Term):
+        """``target - source <=`` what a search kept from ``source`` shows (however old: facts
+        only grow, and a rollback drops them), or None."""
+        kept = self._cache.get((source, False))
+        return None if kept is None or kept[1] is None else kept[1].get(target)
 
     def settled(self, g: Term) -> bool:
         """Whether :meth:`decide` just left ``g`` open after complete searches: then the
@@ -460,6 +562,19 @@ def strongly_connected_order(nodes: Iterable, successors) -> dict:
                         break
                 components += 1
     return order
+
+
+def _unfold_into(coefs: dict[Term, object], d: Term, k, body: Term):
+    """``coefs`` with ``k*d`` replaced by ``k*body`` (in place); the constant it adds."""
+    del coefs[d]
+    body_coefs, c = body.data
+    for a, b in zip(body.args, body_coefs):
+        v = coefs.get(a, 0) + k * b
+        if v:
+            coefs[a] = v
+        else:
+            coefs.pop(a, None)
+    return k * c
 
 
 def _min(values):

@@ -14,13 +14,14 @@ from repo_paths import EXAMPLES
 
 CASES = [
     ("jagged", 1, 0), ("jagged", 3, 1), ("jagged", 8, 0), ("jagged", 8, 7),
+    ("jagged_links", 1, 0), ("jagged_links", 8, 7), ("jagged_chain", 1, 0), ("jagged_chain", 8, 7),
     ("chain", 1, 0), ("chain", 2, 3), ("chain", 16, 0), ("chain", 16, 5),
     ("reshape", 0, 0), ("reshape", 1, 2), ("reshape", 3, 0), ("reshape", 5, 4),
     ("conv", 0, 0), ("conv", 1, 1), ("conv", 4, 0), ("conv", 6, 3), ("conv", 9, 11),
     ("attention", 1, 0), ("attention", 1, 6), ("attention", 2, 1),
     ("pool_skip", 1, 0), ("pool_skip", 2, 1), ("pool_skip", 3, 0), ("pool_skip", 4, 2),
 ]
-LARGE = [("jagged", 500, 1), ("chain", 2000, 2), ("reshape", 60, 3), ("conv", 40, 4), ("attention", 12, 5)]
+LARGE = [("jagged", 500, 1), ("jagged_links", 300, 1), ("jagged_chain", 300, 1), ("chain", 2000, 2), ("reshape", 60, 3), ("conv", 40, 4), ("attention", 12, 5)]
 
 
 def _holds_everywhere(g: G.Generated) -> None:
@@ -44,6 +45,8 @@ def test_deterministic_and_text_functions_agree(kind, n, seed):
     assert G.build(kind, n, seed).text == g.text
     text = {
         "jagged": lambda: G.jagged_split(n, seed),
+        "jagged_links": lambda: G.build_jagged_split(n, seed, total="links").text,
+        "jagged_chain": lambda: G.build_jagged_split(n, seed, total="chain").text,
         "chain": lambda: G.le_chain(n, seed),
         "reshape": lambda: G.reshape_chain(n, seed),
         "conv": lambda: G.conv_stack(n, seed),

@@ -110,6 +110,19 @@ def test_refutation_is_asked_only_when_requested():
     assert Z.run_file(text.encode(), refute_all=True).final_letters() == "??F"
 
 
+def test_facts_assumed_ahead_are_asserted_before_the_first_assert():
+    """A preset's facts, read over the file's symbols: ``x >= 5`` then implies ``x > 3`` and
+    refutes ``x < 5``; the letters stay one per assert of the file."""
+    text = PRELUDE + """(declare-const x Int)
+(set-info :example-x 7)
+(assert (> x 3))
+(assert (< x 5))
+"""
+    assert Z.run_file(text.encode(), refute_all=True).final_letters() == "??"
+    assert Z.run_file(text.encode(), refute_all=True, assumed=["(>= x 5)"]).final_letters() == "TF"
+    assert Z.run_file(text.encode(), assumed=["(>= y 5)"]).error.startswith("z3 cannot parse")
+
+
 def test_timeouts_are_letter_u_and_the_budget_is_letter_x():
     r = Z.run_file(TIMEOUT.encode(), timeout_ms=50)
     assert r.letters == "???u"

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import pytest
+
 from domain_laws import LatticeLaws, int_intervals, real_intervals
 
 from absint.lang import terms as T
 from domains.interval import BOTTOM_INT, BOTTOM_REAL, INTERVAL, TOP_INT, TOP_REAL, Interval
+from domains.bounds import NEG_INF
 
 INF = float("inf")
 x, y, z = (T.var(n, T.INT) for n in "xyz")
@@ -233,6 +236,45 @@ def test_mul_backward_with_non_zero_product_bounds_factors():
 
 def test_mul_backward_shaves_zero_when_product_non_zero():
     assert bwd(T.mul(x, y), I(1, 5), I(0, 3), TOP_INT)[0] == I(1, 3)
+
+
+def test_mul_backward_takes_the_root_of_a_repeated_factor():
+    """``x*x*x <= 4194303`` with ``x >= 2``: ``x <= 161`` (dividing by the other two factors'
+    lower bounds gave ``x <= 1048575``); with another factor ``y`` in ``[2, 4]``: ``x^2*y <= 100``
+    gives ``x <= 7``."""
+    assert bwd(T.mul(x, x, x), I(NEG_INF, 4194303), I(2, 880801), I(2, 880801), I(2, 880801))[0] == I(2, 161)
+    assert bwd(T.mul(x, x, y), I(0, 100), I(0, 1000), I(0, 1000), I(2, 4))[0] == I(0, 7)
+
+
+def _repeated_factor_cases():
+    """Every x-range in -3..8, k in 2..3, y-range in -3..3 and result range in -40..40 (coarse)."""
+    import itertools
+
+    spans = [(lo, hi) for lo in range(-3, 9, 2) for hi in range(lo, 9, 3)]
+    results = [(lo, hi) for lo in range(-40, 41, 20) for hi in range(lo, 41, 15)]
+    ys = [(lo, hi) for lo in range(-3, 4, 2) for hi in range(lo, 4, 2)]
+    return itertools.product(spans, (2, 3), ys, results)
+
+
+def test_repeated_factors_keep_every_value_a_point_takes():
+    """Brute force: for each x, y in their ranges with x^k*y in the result, x stays in the
+    narrowed range of x (the root is rounded outward, never cutting a point off)."""
+    for (xlo, xhi), k, (ylo, yhi), (rlo, rhi) in _repeated_factor_cases():
+        t = T.mul(*([x] * k), y)
+        got = bwd(t, I(rlo, rhi), *([I(xlo, xhi)] * k), I(ylo, yhi))
+        for xv in range(xlo, xhi + 1):
+            if any(rlo <= xv ** k * yv <= rhi for yv in range(ylo, yhi + 1)):
+                assert all(g.lo <= xv <= g.hi for g in got[:k]), ((xlo, xhi), k, (ylo, yhi), (rlo, rhi), xv, got)
+
+
+def test_planted_error_a_root_one_degree_too_high_is_caught(monkeypatch):
+    """x^k read as x^(k+1): the root is too small, and points are cut off."""
+    from domains import interval as iv
+
+    real = iv.power_back
+    monkeypatch.setattr(iv, "power_back", lambda base, e, r: real(base, Interval(e.lo + 1, e.hi + 1, e.real), r))
+    with pytest.raises(AssertionError):
+        test_repeated_factors_keep_every_value_a_point_takes()
 
 
 def test_div_backward_by_positive_constant():

@@ -284,6 +284,82 @@ def test_preset_keeps_the_within_indices_and_the_counterexamples_pass_it(write_p
 
 
 
+#: a conv stem's input: x (N x C x H x W), contiguous; no assert names a stride
+CONV_STEM = PRELUDE_TEXT + """
+(declare-const x_size0 Int)
+(set-info :example-x_size0 8)
+(declare-const x_size1 Int)
+(set-info :example-x_size1 3)
+(declare-const x_size2 Int)
+(set-info :example-x_size2 224)
+(declare-const x_size3 Int)
+(set-info :example-x_size3 224)
+(declare-const x_stride0 Int)
+(set-info :example-x_stride0 150528)
+(declare-const x_stride1 Int)
+(set-info :example-x_stride1 50176)
+(declare-const x_stride2 Int)
+(set-info :example-x_stride2 224)
+(declare-const x_stride3 Int)
+(set-info :example-x_stride3 1)
+(assert (= x_size1 3))
+(assert (>= (+ (div (- x_size2 1) 2) 1) 4))
+(assert (>= (+ (div (- x_size3 1) 2) 1) 4))
+"""
+
+
+@pytest.mark.parametrize("preset", ["contiguous", "dense", "ge2,contiguous"])
+def test_within_under_a_layout_preset_moves_the_strides_with_the_sizes(write_program, run_cli, preset):
+    """Kept at their example values, the strides would pin every size through the preset's
+    facts (``x_stride0 == C*H*W``): ``x_size1 == 3`` could not fail and the declared ranges of
+    H and W would be cut to 224. Following the sizes, each guard fails, at a checked point that
+    satisfies the preset's facts."""
+    from absint.presets.facts import parse as parse_presets, preset_facts
+
+    path = write_program("stem.smt2", CONV_STEM)
+    code, out, _ = run_cli("inputs", path, "--json", "--preset", preset,
+                           "--within", "x_size1=1..8,x_size2=1..512,x_size3=1..512")
+    record = json.loads(out)
+    program = parse(CONV_STEM, path)
+    facts = [f.term for f in program.facts]
+    assumed = [f.term for f in preset_facts(program, parse_presets(preset))]
+    assert code == 1 and sorted(v["index"] for v in record["violations"]) == [0, 1, 2]
+    for v in record["violations"]:
+        point = v["counterexample"]
+        assert first_failing(facts, point) == v["index"]
+        assert all(truth_at(t, point) is True for t in assumed)
+        assert 1 <= point["x_size1"] <= 8 and point["x_size0"] == 8
+    stem = {v["index"]: v["counterexample"] for v in record["violations"]}[0]
+    assert stem["x_size1"] != 3 and stem["x_stride0"] == stem["x_size1"] * stem["x_size2"] * stem["x_size3"]
+
+
+def test_within_the_channel_count_alone_finds_the_failing_stem_guard(write_program, run_cli):
+    path = write_program("stem.smt2", CONV_STEM)
+    code, text, _ = run_cli("inputs", path, "--preset", "contiguous", "--within", "x_size1=1..8")
+    assert code == 1 and re.search(r"guard x_size1 == 3 can fail: x_size1=[124-8]\b", text), text
+
+
+def test_within_a_size_duck_unifies_follows_the_declared_one(write_program, run_cli):
+    """``duck`` makes H (224) and W (224) one size: W declared, H follows it (kept at 224, H
+    would pin W to 224 through ``x_size3 == x_size2``)."""
+    path = write_program("stem.smt2", CONV_STEM)
+    code, out, _ = run_cli("inputs", path, "--json", "--preset", "duck", "--within", "x_size3=1..512")
+    failing = {v["index"]: v["counterexample"] for v in json.loads(out)["violations"]}
+    assert code == 1 and list(failing) == [1]
+    point = failing[1]
+    assert point["x_size2"] == point["x_size3"] < 7 and first_failing([f.term for f in parse(CONV_STEM).facts], point) == 1
+
+
+@pytest.mark.parametrize("test", [test_within_the_channel_count_alone_finds_the_failing_stem_guard,
+                                  test_within_a_size_duck_unifies_follows_the_declared_one])
+def test_planted_error_symbols_kept_at_their_example_values_are_caught(write_program, run_cli, monkeypatch, test):
+    from absint.presets import facts as presets
+
+    monkeypatch.setattr(presets, "followers", lambda program, names, declared=(): [])
+    with pytest.raises(AssertionError):
+        test(write_program, run_cli)
+
+
 def test_a_refused_or_unknown_preset_exits_2(write_program, run_cli):
     """A transposed input (strides 1, 4 for sizes 4, 4) is not contiguous: refused."""
     path = write_program("transposed.smt2", TRANSPOSED)

@@ -14,6 +14,7 @@ from absint.batch.analyze import analyze_file, analyze_program
 from absint.cli import main
 from absint.lang import terms as T
 from absint.lang.evaluator import truth_at
+from absint.lang.kinds import MUL
 from absint.presets import explore as E
 from absint.presets import facts as F
 from absint.readers.smtlib import parse
@@ -98,6 +99,42 @@ def test_contiguous_is_what_is_contiguous_checks():
         assert holds == tensor.is_contiguous(), point
         fresh = torch.empty(s0, s1)
         assert all(truth_at(f.term, point) for f in dense) == ((st0, st1) == fresh.stride()), point
+
+
+def _followed(p, names, sizes: dict[str, int], declared=()) -> dict[str, int]:
+    """The example point with ``sizes`` moved and the preset's followers recomputed."""
+    from absint.lang.evaluator import evaluate
+
+    point = {**p.hints(), **sizes}
+    for name, value in F.followers(p, names, declared):
+        point[name] = evaluate(value, point)
+    return point
+
+
+@pytest.mark.parametrize("names", [("contiguous",), ("dense",), ("duck",), ("ge2", "contiguous", "duck")])
+def test_the_symbols_a_preset_determines_follow_into_its_facts(names):
+    """At every point of sizes 0..3 (x's four, bias's one), the followers' values satisfy the
+    preset's facts: what ``inputs --within`` considers is inside the preset. With x_size1
+    declared, duck's bias_size0 follows it (not the other way round)."""
+    import itertools
+
+    p = program()
+    facts = [f.term for f in F.preset_facts(p, tuple(n for n in names if n != "ge2"))]
+    declared = ("x_size1",)
+    assert ("bias_size0", p.symbol("x_size1").term) in F.followers(p, names, declared) or "duck" not in names
+    for values in itertools.product(range(4), repeat=5):
+        sizes = dict(zip(("x_size0", "x_size1", "x_size2", "x_size3", "bias_size0"), values))
+        point = _followed(p, names, sizes, declared)
+        assert all(truth_at(f, point) is True for f in facts), (names, point)
+
+
+def test_planted_error_a_stride_following_one_size_too_few_is_caught(monkeypatch):
+    """A layout follower without its last factor (``x_stride1 = x_size2``) breaks the facts."""
+    real = F.FOLLOWERS["contiguous"]
+    monkeypatch.setitem(F.FOLLOWERS, "contiguous", lambda p, declared: [
+        (n, v.args[0] if v.kind == MUL else v) for n, v in real(p, declared)])
+    with pytest.raises(AssertionError):
+        test_the_symbols_a_preset_determines_follow_into_its_facts(("contiguous",))
 
 
 def test_duck_leaves_out_sizes_traced_at_0_or_1():
@@ -276,6 +313,38 @@ def test_the_table_benchmark_runs_on_the_examples(tmp_path, capsys):
     # state (it was refused when contiguous read stride[last] = 1 there); ge2 gives x_stride0 >= 0
     assert "| ge2,contiguous,duck | 16 | 0 | 157 | 144 | 19 | 9 | 9 |" in text
     assert "16 file(s)" in text
+    capsys.readouterr()
+
+
+def test_the_table_benchmark_holds_absint_to_z3_under_the_same_facts(tmp_path, capsys):
+    """With --z3, Z3 answers each assert with the preset's facts asserted first: on the
+    examples absint proves every assert Z3 proves (pooled_input's layout guards under
+    ge2,contiguous among them), none wrongly."""
+    pytest.importorskip("z3")
+    from benchmarks import presets_table
+
+    out, missed = tmp_path / "table.md", tmp_path / "missed.jsonl"
+    argv = ["examples", "--jobs", "1", "--preset", "ge2,contiguous", "--z3", "--out", str(out), "--missed", str(missed)]
+    assert presets_table.main(argv) == 0
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in out.read_text().splitlines()[2:4]}
+    assert set(rows) == {"none", "ge2,contiguous"}
+    z3_proves, absint_proves, recall, wrong = rows["ge2,contiguous"][8:12]
+    assert int(z3_proves) == int(absint_proves) == 144 and recall == "1.0000" and wrong == "0"
+    assert missed.read_text() == ""
+    capsys.readouterr()
+
+
+def test_planted_error_a_wrong_proof_is_counted_by_the_table_benchmark(tmp_path, monkeypatch, capsys):
+    """absint's letters with every ``?`` made ``T``: Z3's counterexamples count them wrong."""
+    pytest.importorskip("z3")
+    from benchmarks import presets_table
+
+    real = E.verdict_letters
+    monkeypatch.setattr(E, "verdict_letters", lambda program, presets=(): real(program, presets).replace("?", "T"))
+    path = tmp_path / "pooled.smt2"
+    path.write_text(POOLED.text)
+    assert presets_table.main([str(path), "--preset", "ge2", "--z3", "--missed", str(tmp_path / "m.jsonl")]) == 1
+    assert json.loads((tmp_path / "m.jsonl").read_text().splitlines()[0])["wrong"]
     capsys.readouterr()
 
 

@@ -296,8 +296,90 @@ def test_planted_error_a_value_the_guard_allows_dropped_is_caught(monkeypatch):
         check_one_variable_verdicts([T.ge(u, T.ZERO)], guard)
 
 
+# ---------------------------------------------------------------- a disjunction the facts keep
+
+X3, Y3, Z3_ = VARS
+@st.composite
+def disjunction_programs(draw):
+    """Bounds; a disjunction of two or three comparisons of ``v``, ``v + w`` or ``v*w`` with
+    constants (or of any comparisons); guards comparing the same terms with constants."""
+    v, w = draw(st.permutations(VARS))[:2]
+    terms = [v, T.add(v, w), T.mul(v, w)]
+    on_terms = st.tuples(CMP, st.sampled_from(terms), st.integers(-4, 4)).map(lambda p: p[0](p[1], c(p[2])))
+    disjuncts = draw(st.lists(st.one_of(on_terms, on_terms, GUARDS), min_size=2, max_size=3))
+    return draw(BOUNDS), T.or_(*disjuncts), draw(st.lists(on_terms, min_size=1, max_size=3))
+
+
+DISJUNCTION_SPLITS = [0]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(disjunction_programs())
+def test_disjunction_split_verdicts_hold_by_brute_force_and_z3(program):
+    """A kept disjunction split into its disjuncts: every verdict that split gives holds on
+    the box and for Z3 (asked of the split itself, then of ``decide``, which agrees)."""
+    bounds, disjunction, guards = program
+    facts = bounds + [disjunction]
+    r = Reasoner(cases=CaseBudget(backoff=False))
+    for f in facts:
+        r.assume(f)
+    for g in guards:
+        split = case_split.disjunction_decide(r, r.normalize(g), CaseBudget(backoff=False))
+        v = r.decide(g)
+        if split is not Truth.UNKNOWN:
+            DISJUNCTION_SPLITS[0] += 1
+            assert v.truth is split
+            assert_holds(facts, g, split, POINTS)
+
+
+def test_the_random_disjunctions_had_split_verdicts():
+    assert DISJUNCTION_SPLITS[0] >= 10, DISJUNCTION_SPLITS  # runs after the property above (file order)
+
+
+#: x in -3..3 and x <= -1 or x >= 2: x != 0 in each disjunct, x <= -1 in one only
+SPLIT_BY_DISJUNCTION = [T.ge(x, c(-3)), T.le(x, c(3)), T.or_(T.le(x, c(-1)), T.ge(x, c(2)))]
+#: a contiguous input's stride fact once its other sizes are at least 2 (hf_Bart under
+#: ge2,contiguous): x == 0 or a == x*y*z with a >= 0, so x >= 0 in each disjunct
+STRIDE_FACTS = [T.ge(y, c(2)), T.ge(Z3_, c(2)), T.ge(a, T.ZERO), T.or_(T.eq(x, T.ZERO), T.eq(a, T.mul(x, y, Z3_)))]
+STRIDE_POINTS = [{"x": p["x"], "y": p["y"], "z": p["z"], "a": p["x"] * p["y"] * p["z"]} for p in POINTS]
+
+
+def _disjunction_verdict(facts, guard) -> Truth:
+    """The verdict, checked on the box and by Z3 where decided."""
+    r = Reasoner(cases=CaseBudget(backoff=False), witnesses=False)  # the split decides, not the points
+    for f in facts:
+        r.assume(f)
+    v = r.decide(guard)
+    if v.truth is not Truth.UNKNOWN:
+        assert_holds(facts, guard, v.truth, POINTS + STRIDE_POINTS)
+    return v.truth
+
+
+@pytest.mark.parametrize("facts, guard, truth", [
+    (SPLIT_BY_DISJUNCTION, T.ne(x, T.ZERO), Truth.TRUE),
+    (SPLIT_BY_DISJUNCTION, T.eq(x, T.ONE), Truth.FALSE),
+    (SPLIT_BY_DISJUNCTION, T.le(x, c(-1)), Truth.UNKNOWN),
+    (STRIDE_FACTS, T.ge(x, T.ZERO), Truth.TRUE),
+    (STRIDE_FACTS, T.ge(x, T.ONE), Truth.UNKNOWN),
+])
+def test_a_kept_disjunction_decides_what_each_disjunct_does(facts, guard, truth):
+    assert _disjunction_verdict(facts, guard) is truth
+    unsplit = Reasoner(cases=None)
+    for f in facts:
+        unsplit.assume(f)
+    assert unsplit.decide(guard).truth is Truth.UNKNOWN  # the split is what decides it
+
+
+def test_planted_error_a_disjunct_dropped_is_caught(monkeypatch):
+    real = case_split.disjunction_cases
+    monkeypatch.setattr(case_split, "disjunction_cases", lambda r, g: (cs[:-1] for cs in real(r, g)))
+    with pytest.raises(AssertionError, match="but at"):
+        _disjunction_verdict(SPLIT_BY_DISJUNCTION, T.le(x, c(-1)))
+
+
 def test_budget_constants_are_documented():
     text = (DOCS / "architecture.md").read_text()
-    for name in ("MAX_CASE_BRANCHES", "MAX_CASE_DEPTH", "BRANCH_PROPAGATION", "SPLIT_BACKOFF_STREAK", "MAX_VALUE_CASES"):
+    for name in ("MAX_CASE_BRANCHES", "MAX_CASE_DEPTH", "BRANCH_PROPAGATION", "SPLIT_BACKOFF_STREAK", "MAX_VALUE_CASES",
+                 "MAX_DISJUNCT_CASES", "MAX_DISJUNCTIONS"):
         assert name in text
     assert attrs.has(CaseBudget)

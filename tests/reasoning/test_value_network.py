@@ -179,3 +179,44 @@ def test_without_the_limit_the_cycle_outgrows_it(monkeypatch):
     r, x = _squaring_cycle()
     lo = r.bounds(x)[0]
     assert r.contradiction or lo.bit_length() > network.MAX_BOUND_BITS
+
+
+# ---------------------------------------------------------------- a repeated factor's root
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from verdict_checks import assert_holds  # noqa: E402
+
+POWER_POINTS = [{"x": a, "y": b} for a in range(-2, 70) for b in range(-2, 5)]
+ROOTS_DECIDED = [0]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.integers(2, 3), st.integers(0, 3), st.integers(1, 3), st.integers(0, 40000), st.booleans(),
+       st.sampled_from([T.le, T.lt, T.ge, T.eq]), st.integers(0, 4000))
+def test_a_power_bound_reaches_its_base_by_brute_force_and_z3(degree, lo, ylo, c, with_y, make, bound):
+    """``x^k*y <= c`` (or ``x^k <= c``) with ``x >= lo``, ``y`` in ``[ylo, 3]``: verdicts on ``x``
+    and ``x*x`` hold on a box and for Z3 (``duck`` makes PyTorch's ``s0*s1*s2*s3`` a power)."""
+    product = T.mul(*([x] * degree), *([y] if with_y else []))
+    facts = [T.ge(x, k(lo)), T.ge(y, k(ylo)), T.le(y, k(3)), T.le(product, k(c)), T.le(x, k(69))]
+    rs = Reasoner(cases=None)
+    for f in facts:
+        rs.assume(f)
+    for guard in (make(x, k(bound % 70)), make(T.mul(x, x), k(bound))):
+        v = rs.decide(guard)
+        if v.truth is not Truth.UNKNOWN:
+            ROOTS_DECIDED[0] += 1
+            assert_holds(facts, guard, v.truth, POWER_POINTS)
+
+
+def test_the_random_powers_were_decided():
+    assert ROOTS_DECIDED[0] > 100, ROOTS_DECIDED  # runs after the property above (file order)
+
+
+def test_a_cube_bound_bounds_its_base():
+    """eca_botnext26ts under duck: ``n*n*n <= 4194303`` with ``n >= 2`` proves ``n*n <= 1048575``."""
+    rs = Reasoner(cases=None)
+    for f in (T.ge(x, k(2)), T.le(x, k(880801)), T.le(T.mul(x, x, x), k(4194303))):
+        rs.assume(f)
+    assert rs.bounds(x) == (2, 161)
+    assert truth(rs, T.le(T.mul(x, x), k(1048575))) is Truth.TRUE
