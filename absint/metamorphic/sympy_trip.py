@@ -6,6 +6,11 @@ must mean the same, and get the same verdicts, after it. The new text keeps the 
 declarations, example values and functions; its named constants are gone (a named sum is
 printed as its definition), and the prelude's ``ceil``/``min2``/``max2``, which the printer
 spells, are defined when the program did not define them.
+
+A division or remainder whose divisor is not a non-zero number goes to sympy as absint's own
+``EuclidDiv``/``EuclidMod``/``RealDiv`` (:mod:`absint.readers.sympy_divisions`) and comes back
+as the same division: sympy's ``floor(a/y)`` would cancel ``y/y`` to 1 (SMT-LIB leaves it free
+at ``y = 0``) and come back as a real quotient under ``to_int``.
 """
 
 from __future__ import annotations
@@ -14,18 +19,11 @@ import sympy
 
 from absint.lang.printer import to_smtlib
 from absint.lang.program import Program
-from absint.lang.dag import subterms
-from absint.lang.kinds import CONST, DIV, MOD
-from absint.lang.terms import INT, REAL, Term, fresh_table
-from absint.metamorphic.scope import TooLarge, is_definition, unquoted
+from absint.lang.terms import INT, REAL, fresh_table
+from absint.metamorphic.scope import is_definition, unquoted
 from absint.metamorphic.sexpr import SExpr, parse, render_program
 from absint.readers.smtlib import parse as read_program
 from absint.readers.sympy_bridge import SympyToTerms, TermsToSympy, default_sort_of
-
-#: asserts with more divisions by a non-constant divisor nested on one path are not sent to
-#: sympy (:func:`nested_divisions`): at 14, one assert took 13 s (2^14 pieces); 13 of the
-#: corpus's 1,354 files nest more than 8
-MAX_NESTED_DIVISIONS = 8
 
 #: the functions the printer spells that SMT-LIB does not have, as the corpus defines them
 PRELUDE = {
@@ -51,26 +49,8 @@ def round_trip(commands: list[SExpr], max_tokens: int = 0) -> list[SExpr]:
         return out
 
 
-def nested_divisions(terms: list[Term]) -> int:
-    """The most divisions (``div``/``mod``) by a non-constant divisor on one path of ``terms``:
-    the way to sympy writes each as a Piecewise of two quotients (the divisor's sign is not
-    known), so one nested ``n`` deep is ``2^n`` pieces."""
-    depth: dict[int, int] = {}
-    most = 0
-    for t in terms:
-        for s in subterms(t, skip=depth):
-            d = max((depth[a.id] for a in s.args), default=0)
-            depth[s.id] = d + (s.kind in (DIV, MOD) and s.args[1].kind != CONST)
-        most = max(most, depth[t.id])
-    return most
-
-
 def _through_sympy(program: Program) -> list[SExpr]:
     """Each assert's term to sympy and back, printed and read as an S-expression."""
-    nested = nested_divisions([f.term for f in program.facts])
-    if nested > MAX_NESTED_DIVISIONS:
-        raise TooLarge(f"an assert nests {nested} divisions by non-constant divisors; sympy would "
-                       f"build 2^{nested} pieces (more than {MAX_NESTED_DIVISIONS} are not tried)")
     sorts = {s.name: s.sort for s in program.symbols}
     forth = TermsToSympy({s.name: _symbol(s.name, s.sort) for s in program.symbols})
     back = SympyToTerms(lambda sym: sorts.get(sym.name, default_sort_of(sym)))

@@ -18,6 +18,9 @@ Semantics, with ``Int`` terms exact and Euclidean ``div``/``mod`` (SMT-LIB):
   The sign of a symbolic divisor is asked of the ``sign_of`` callback (the
   reasoner's facts); an answer that rests on "unknown" is not cached for good,
   because a later fact may simplify it.
+* ``floor(a/b)``/``ceiling(a/b)`` of Int ``a`` and ``b`` (sympy's own spelling of a division by
+  a symbol) -> ``a // b`` as ``FloorDiv``, ``-((-a) // b)``: a division, not a real quotient
+  (sympy's ``a/b`` has no value at ``b = 0``, so nothing it meant is given up).
 * ``CeilToInt``/``ceiling`` -> ``ceil``, ``FloorToInt``/``floor`` -> ``to_int``,
   ``TruncToInt`` -> ``ite(x >= 0, floor x, ceil x)``, ``IntTrueDiv``/
   ``FloatTrueDiv``/``/`` -> exact real division, ``ToFloat`` -> ``to_real``,
@@ -30,9 +33,12 @@ Semantics, with ``Int`` terms exact and Euclidean ``div``/``mod`` (SMT-LIB):
   on their domain every reading agrees.
 
 The way back (:class:`TermsToSympy`) writes plain sympy by default
-(``floor(a/b)``, ``Mod``, ``Min``/``Max``, ``Piecewise``) or, with
+(``floor(a/b)`` and ``Mod`` by a number, ``Min``/``Max``, ``Piecewise``) or, with
 ``vocabulary=absint.torch.vocabulary.sympy_functions()``, PyTorch's classes (``FloorDiv``,
-``PythonMod``, ...).
+``PythonMod``, ...). A division by anything but a non-zero number is written as
+:mod:`absint.readers.sympy_divisions`' ``EuclidDiv``/``EuclidMod``/``RealDiv`` in plain sympy
+(read back as the same division: sympy's ``floor(y/y)`` is 1, SMT-LIB's ``(div y y)`` is free at
+``y = 0``), and in PyTorch's classes when sympy sees the divisor is 0 (theirs raise).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from absint.lang import terms as T
 from absint.lang.kinds import (AND, CEIL, CONST, DEF, DISTINCT, DIV, EQ, FN, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE,
                                NOT, OR, POW, RDIV, TO_INT, TO_REAL, VAR, Kind)
 from absint.lang.terms import BOOL, INT, REAL, Sort, Term
+from absint.readers.sympy_divisions import EuclidDiv, EuclidMod, RealDiv
 
 
 class UnsupportedExpression(TypeError):
@@ -293,6 +300,41 @@ def _trunc(x: Term) -> Term:
     return T.ite(T.ge(x, T.ZERO_REAL), T.to_int(x), T.ceil(x))
 
 
+def _integer_quotient(tr, arg) -> tuple[Term, Term] | None:
+    """``(a, b)`` when ``arg`` is sympy's ``a/b`` (a ``Mul`` with factors to negative integer
+    powers; a rational coefficient ``p/q`` is ``p`` over ``q``) of Int terms and ``b`` is not a
+    number, else None."""
+    if type(arg).__name__ != "Mul" or not any(_negative_integer_power(f) for f in arg.args):
+        return None
+    num, den = [], []
+    for f in arg.args:
+        if f.is_Rational and not f.is_Integer:
+            num.append(T.const(int(f.p)))
+            den.append(T.const(int(f.q)))
+        elif _negative_integer_power(f):
+            den.append(T.power(tr.numeric(f.args[0]), T.const(-int(f.args[1]))))
+        else:
+            num.append(tr.numeric(f))
+    a, b = (T.mul(*num) if num else T.ONE), T.mul(*den)
+    if a.sort is not INT or b.sort is not INT or b.kind == CONST:
+        return None
+    return a, b
+
+
+def _floor_of(tr, e) -> Term:
+    """``floor(a/b)`` of Int ``a``, ``b`` is ``a // b``: sympy's ``a/b`` has no value at ``b = 0``
+    (``zoo``), so PyTorch's ``FloorDiv`` reading gives up nothing it meant, and a division is
+    what the reasoning reads (``to_int`` of a real quotient by a symbol it does not)."""
+    q = _integer_quotient(tr, e.args[0])
+    return tr.floordiv(*q) if q is not None else _floor(tr.numeric(e.args[0]))
+
+
+def _ceiling_of(tr, e) -> Term:
+    """``ceiling(a/b)`` of Int ``a``, ``b``: ``-((-a) // b)``, as :func:`_floor_of`."""
+    q = _integer_quotient(tr, e.args[0])
+    return T.neg(tr.floordiv(T.neg(q[0]), q[1])) if q is not None else T.ceil(tr.numeric(e.args[0]))
+
+
 def _floordiv(tr, e) -> Term:
     return tr.floordiv(tr.numeric(e.args[0]), tr.numeric(e.args[1]))
 
@@ -304,6 +346,18 @@ def _pymod(tr, e) -> Term:
 def _modular_indexing(tr, e) -> Term:
     a, b, c = (tr.numeric(x) for x in e.args)
     return tr.pymod(tr.floordiv(a, b), c)
+
+
+def _euclidean(build: Callable[[Term, Term], Term]):
+    """absint's own ``EuclidDiv``/``EuclidMod`` (:mod:`absint.readers.sympy_divisions`): SMT-LIB's
+    ``div``/``mod``, read back as the very division they were written from."""
+    def read(tr, e) -> Term:
+        a, b = tr.numeric(e.args[0]), tr.numeric(e.args[1])
+        if a.sort is not INT or b.sort is not INT:
+            raise UnsupportedExpression(e, f"{type(e).__name__} divides Int operands")
+        return build(a, b)
+
+    return read
 
 
 def _truediv(tr, e) -> Term:
@@ -412,8 +466,8 @@ FROM_SYMPY: dict[str, Callable[[SympyToTerms, object], Term]] = {
     "Add": _add,
     "Mul": _mul,
     "Pow": _pow,
-    "floor": _unary(_floor),
-    "ceiling": _unary(T.ceil),
+    "floor": _floor_of,
+    "ceiling": _ceiling_of,
     "FloorToInt": _unary(_floor),
     "CeilToInt": _unary(T.ceil),
     "TruncToInt": _unary(_trunc),
@@ -425,6 +479,9 @@ FROM_SYMPY: dict[str, Callable[[SympyToTerms, object], Term]] = {
     "Mod": _pymod,
     "PythonMod": _pymod,
     "ModularIndexing": _modular_indexing,
+    "EuclidDiv": _euclidean(T.div),
+    "EuclidMod": _euclidean(T.mod),
+    "RealDiv": _truediv,
     "IntTrueDiv": _truediv,
     "FloatTrueDiv": _truediv,
     "PowByNatural": _pow_by_natural,
@@ -455,8 +512,8 @@ FROM_SYMPY: dict[str, Callable[[SympyToTerms, object], Term]] = {
 #: classes whose handlers read a fixed number of arguments; a look-alike called with another
 #: number (``FloorDiv(s0)``) is refused by name instead of failing inside the handler
 ARITY: dict[str, int] = {
-    **dict.fromkeys(("FloorDiv", "CleanDiv", "Mod", "PythonMod", "IntTrueDiv", "FloatTrueDiv", "PowByNatural",
-                     "FloatPow", "Pow", "Equality", "Unequality", "LessThan", "StrictLessThan", "GreaterThan",
+    **dict.fromkeys(("FloorDiv", "CleanDiv", "Mod", "PythonMod", "EuclidDiv", "EuclidMod", "RealDiv", "IntTrueDiv",
+                     "FloatTrueDiv", "PowByNatural", "FloatPow", "Pow", "Equality", "Unequality", "LessThan", "StrictLessThan", "GreaterThan",
                      "StrictGreaterThan", "Implies"), 2),
     **dict.fromkeys(("ModularIndexing", "Where", "ITE"), 3),
     **dict.fromkeys(("floor", "ceiling", "FloorToInt", "CeilToInt", "TruncToInt", "TruncToFloat", "ToFloat",
@@ -541,7 +598,9 @@ class TermsToSympy:
         """``x // y`` for a ``y`` known positive."""
         if self.F is not None:
             return _applied(self.F.FloorDiv, x, y)
-        return sympy.floor(x / y)
+        # unevaluated: sympy 1.14 takes Piecewise((0, c), (2, True))/6 for an integer (its
+        # values are even) and drops the floor (2 // 6 read back as 1/3)
+        return sympy.floor(x / y, evaluate=False)
 
     def pymod(self, x, y):
         if self.F is not None:
@@ -582,22 +641,28 @@ def _back_lin(tb, t):
     return sympy.Add(*pos) - sympy.Add(*neg) + c
 
 
+def _nonzero_number(d: Term) -> bool:
+    return d.kind == CONST and d.data != 0
+
+
 def _back_div(tb, t):
     x, y = (tb.arg(a) for a in t.args)
     d = t.args[1]
-    if d.kind == CONST and d.data > 0:
-        return tb.floordiv(x, y)
-    if d.kind == CONST:
-        return -tb.floordiv(x, -y)
-    # Euclidean: floor(x/y) for y > 0, -floor(x/-y) for y < 0
+    if _nonzero_number(d):  # Euclidean by a number: a floor quotient, negated for a negative one
+        return tb.floordiv(x, y) if d.data > 0 else -tb.floordiv(x, -y)
+    if tb.F is None or y.is_zero:  # also PyTorch's, by what sympy sees is 0: its FloorDiv raises
+        return EuclidDiv(x, y)
+    # PyTorch's: floor(x/y) for y > 0, -floor(x/-y) for y < 0 (its FloorDiv folds y // y to 1)
     return _ite(tb, y > 0, tb.floordiv(x, y), -tb.floordiv(x, -y))
 
 
 def _back_mod(tb, t):
     x, y = (tb.arg(a) for a in t.args)
     d = t.args[1]
-    if d.kind == CONST:
+    if _nonzero_number(d):
         return tb.pymod(x, abs(y))
+    if tb.F is None or y.is_zero:
+        return EuclidMod(x, y)
     return _ite(tb, y > 0, tb.pymod(x, y), tb.pymod(x, -y))
 
 
@@ -626,9 +691,9 @@ def _back_unary(plain, torch_name):
 
 def _back_rdiv(tb, t):
     x, y = (tb.arg(a) for a in t.args)
-    if tb.F is not None:
-        return tb.F.FloatTrueDiv(x, y)
-    return x / y
+    if tb.F is not None and t.args[1].kind != CONST and not y.is_zero:
+        return tb.F.FloatTrueDiv(x, y)  # PyTorch's keeps y / y (and raises on a divisor it sees is 0)
+    return RealDiv(x, y)  # by a non-zero number, its eval gives x / y
 
 
 def _back_pow(tb, t):

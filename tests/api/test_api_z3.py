@@ -86,6 +86,14 @@ class ToZ3:
         if name in ("Mod", "PythonMod"):
             a, b = self(args[0]), self(args[1])
             return a - b * self.floordiv(a, b)
+        if name in ("EuclidDiv", "EuclidMod"):  # absint's SMT-LIB div/mod, as z3's Int '/' and '%'
+            a, b = self(args[0]), self(args[1])
+            self.divisors.append(b)
+            return a / b if name == "EuclidDiv" else a % b
+        if name == "RealDiv":
+            a, b = self(args[0]), self(args[1])
+            self.divisors.append(b)
+            return z3.ToReal(a) / z3.ToReal(b) if z3.is_int(a) and z3.is_int(b) else a / b
         if name == "floor":
             x = self(args[0])
             return z3.ToInt(x) if z3.is_real(x) else x
@@ -252,6 +260,18 @@ def test_symbolic_bounds_hold_under_the_facts(decls, facts, expr, wanted):
 
 
 # ---------------------------------------------------------------- the translator itself
+
+
+def test_translator_reads_absints_divisions_as_smtlibs():
+    # the API writes a division by a symbol as EuclidDiv/EuclidMod (absint.readers.sympy_divisions)
+    from absint.readers.sympy_divisions import EuclidDiv, EuclidMod
+
+    tz = ToZ3()
+    s = z3.Solver()
+    x, y = tz.vars["x"], tz.vars["y"]
+    s.add(x == -7, y == -2)
+    s.add(z3.Or(tz(EuclidDiv(SYMS["x"], SYMS["y"])) != 4, tz(EuclidMod(SYMS["x"], SYMS["y"])) != 1))
+    assert s.check() == z3.unsat
 
 
 def test_translator_uses_python_floor_division():

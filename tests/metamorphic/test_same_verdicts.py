@@ -6,12 +6,16 @@ is caught. Known differences are strict xfails: they fail the day they are fixed
 from __future__ import annotations
 
 import pytest
+import sympy
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from absint.lang import terms as T
+from absint.lang.kinds import DIV
 from absint.metamorphic.check import DIFFERENT, IDENTICAL, check, letters_of
 from absint.metamorphic.rewrites import REWRITES
 from absint.metamorphic.sexpr import bottom_up
+from absint.readers.sympy_bridge import TO_SYMPY
 from benchmarks import generators as G
 from term_strategies import program_text, programs
 
@@ -70,23 +74,57 @@ def test_a_random_program_of_sizes_keeps_its_letters_through_sympy(program):
     assert outcome.status == IDENTICAL, (outcome.message, [str(d) for d in outcome.differences], text)
 
 
-SYMPY_DIV = ("issue 37 item 1 found: the sympy round trip writes (div a y) for a symbol y as "
-             "Piecewise((floor(a/y), y > 0), ...) and reads floor(a/y) back as (to_int (/ a y)), a real "
-             "quotient the reasoning does not read as the division it is, though y >= 1 is a fact")
-SYMPY_ZERO = ("issue 37 item 1 found: the way to sympy folds y/y to 1 (sympy's Mul), which SMT-LIB leaves "
-              "free at y = 0: the round trip decides an assert the original leaves open")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(programs(VARS), st.booleans())
+def test_a_random_program_dividing_by_symbols_keeps_its_letters_through_sympy(program, sizes):
+    """Divisors that are symbols, positive (sizes) or free to be 0 or negative: each division
+    comes back from sympy as itself (absint's EuclidDiv/EuclidMod), none folded."""
+    bounds, facts, guards = program
+    text = program_text(VARS, (POSITIVE if sizes else []) + bounds + facts + guards)
+    outcome = check("r.smt2", text, "sympy")
+    assert outcome.status == IDENTICAL, (outcome.message, [str(d) for d in outcome.differences], text)
 
 
-@pytest.mark.parametrize("text,letters", [
+#: what issue 37 item 1 found: the sympy round trip wrote (div a y) as Piecewise((floor(a/y),
+#: y > 0), ...), read back as a real quotient under to_int that the reasoning does not see as
+#: the division it is (T or F -> ?), and folded y/y to 1, which SMT-LIB leaves free at y = 0
+#: (? -> F: a different program)
+DIVISIONS_BY_A_SYMBOL = [
     pytest.param("(declare-const z Int)\n(assert (>= z 1))\n(assert (<= (div (- 4) z) (- 1)))\n", "?T",
-                 marks=pytest.mark.xfail(strict=True, reason=SYMPY_DIV), id="div-by-symbol-T"),
+                 id="div-by-symbol-T"),
     pytest.param("(declare-const x Int)\n(assert (>= x 1))\n(assert (<= (mod (div (- 2) x) 4) 1))\n", "?F",
-                 marks=pytest.mark.xfail(strict=True, reason=SYMPY_DIV), id="div-by-symbol-F"),
-    pytest.param("(declare-const y Int)\n(assert (distinct (div y y) 1))\n", "?",
-                 marks=pytest.mark.xfail(strict=True, reason=SYMPY_ZERO), id="zero-divisor"),
-])
-def test_known_sympy_round_trip_differences(text, letters):
+                 id="div-by-symbol-F"),
+    pytest.param("(declare-const y Int)\n(assert (distinct (div y y) 1))\n", "?", id="zero-divisor"),
+    pytest.param("(declare-const y Real)\n(assert (distinct (/ y y) 1.0))\n", "?", id="zero-real-divisor"),
+]
+
+
+@pytest.mark.parametrize("text,letters", DIVISIONS_BY_A_SYMBOL)
+def test_divisions_by_a_symbol_keep_their_letters_through_sympy(text, letters):
     assert letters_of("k.smt2", text).verdicts == letters  # the original's letters, as pinned here
+    outcome = check("k.smt2", text, "sympy")
+    assert outcome.status == IDENTICAL, [str(d) for d in outcome.differences]
+
+
+def _floor_quotients(tb, t):
+    """Planted: Euclidean ``div`` by a symbol written as sympy's floor quotients of both signs
+    (the way to sympy before ``EuclidDiv``)."""
+    x, y = (tb.arg(a) for a in t.args)
+    return sympy.Piecewise((sympy.floor(x / y), y > 0), (-sympy.floor(x / -y), True))
+
+
+def test_a_planted_floor_division_through_sympy_is_caught(monkeypatch):
+    text, letters = DIVISIONS_BY_A_SYMBOL[2].values  # (distinct (div y y) 1): sympy's y/y is 1
+    monkeypatch.setitem(TO_SYMPY, DIV, _floor_quotients)
+    outcome = check("k.smt2", text, "sympy")
+    assert outcome.status == DIFFERENT and outcome.differences[-1].before == letters[-1]
+
+
+@pytest.mark.parametrize("text,letters", DIVISIONS_BY_A_SYMBOL[:2])
+def test_floor_quotients_by_a_symbol_read_back_as_divisions(text, letters, monkeypatch):
+    """The old way to sympy, where no divisor is 0: its floor(a/y) is read as a // y (a
+    division the reasoning reads), no more as to_int of a real quotient: the letters stay."""
+    monkeypatch.setitem(TO_SYMPY, DIV, _floor_quotients)
     outcome = check("k.smt2", text, "sympy")
     assert outcome.status == IDENTICAL, [str(d) for d in outcome.differences]
 

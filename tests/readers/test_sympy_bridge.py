@@ -84,6 +84,16 @@ def _ref_floordiv(a, b):
     return math.floor(_q(a) / _q(b))
 
 
+def _ref_euclid_mod(a, b):
+    """SMT-LIB's ``mod``: in ``[0, |b|)``."""
+    return _q(a) - abs(_q(b)) * math.floor(_q(a) / abs(_q(b)))
+
+
+def _ref_euclid_div(a, b):
+    """SMT-LIB's ``div``: ``a = b*q + mod(a, b)``."""
+    return (_q(a) - _ref_euclid_mod(a, b)) / _q(b)
+
+
 REF = {
     "Integer": lambda e, env: Fraction(int(e)),
     "Rational": lambda e, env: Fraction(int(e.p), int(e.q)),
@@ -103,6 +113,9 @@ REF = {
     "CeilToInt": lambda e, env: Fraction(math.ceil(ref(e.args[0], env))),
     "FloorToInt": lambda e, env: Fraction(math.floor(ref(e.args[0], env))),
     "TruncToInt": lambda e, env: Fraction(math.trunc(ref(e.args[0], env))),
+    "EuclidDiv": lambda e, env: _ref_euclid_div(ref(e.args[0], env), ref(e.args[1], env)),
+    "EuclidMod": lambda e, env: _ref_euclid_mod(ref(e.args[0], env), ref(e.args[1], env)),
+    "RealDiv": lambda e, env: ref(e.args[0], env) / ref(e.args[1], env),
     "IntTrueDiv": lambda e, env: ref(e.args[0], env) / ref(e.args[1], env),
     "FloatTrueDiv": lambda e, env: ref(e.args[0], env) / ref(e.args[1], env),
     "ToFloat": lambda e, env: ref(e.args[0], env),
