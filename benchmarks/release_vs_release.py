@@ -87,8 +87,7 @@ def build_release(rev: str, build_dir: Path | None) -> Version:
     python = root / ".venv" / "bin" / "python"
     mark = root / BUILT_MARK
     if not (mark.is_file() and mark.read_text().strip() == commit and python.exists()):
-        if root.exists():
-            shutil.rmtree(root)
+        _clear_build_dir(root)
         root.mkdir(parents=True)
         archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", commit],
                                  check=True, capture_output=True).stdout
@@ -99,6 +98,25 @@ def build_release(rev: str, build_dir: Path | None) -> Version:
         subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(root)], check=True)
         mark.write_text(commit + "\n")
     return Version(f"release {commit[:7]}", str(python), root)
+
+
+class BuildDirRefused(Exception):
+    """A ``--build-dir`` that holds something other than an earlier build of a release."""
+
+
+def _clear_build_dir(root: Path) -> None:
+    """Remove an earlier, stale build at ``root``; refuse anything else. Only a folder this
+    benchmark made (it holds the build mark) is ever deleted: ``--build-dir /tmp`` once
+    removed all of /tmp."""
+    if not root.exists():
+        return
+    if not (root / BUILT_MARK).is_file():
+        if root.is_dir() and not any(root.iterdir()):
+            root.rmdir()
+            return
+        raise BuildDirRefused(f"--build-dir {root} exists and is not a release built by this benchmark "
+                              f"(no {BUILT_MARK} in it): not touched; give a new or empty folder")
+    shutil.rmtree(root)
 
 
 def chosen_files(corpus: Path, files: int | None, quarter: bool) -> list[str]:
@@ -226,14 +244,20 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--quarter", action="store_true", help="every fourth file of the sorted corpus")
     parser.add_argument("--pairs", type=int, default=4, metavar="K", help="pairs of runs (default 4)")
     parser.add_argument("--jobs", type=int, default=1, help="analyze --jobs for both (default 1)")
-    parser.add_argument("--build-dir", type=Path, help="where the release is checked out and built")
+    parser.add_argument("--build-dir", type=Path, help="where the release is checked out and built: a new or "
+                        "empty folder, or one this benchmark built before (anything else is refused, never deleted)")
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         print(f"release_vs_release: no corpus at {args.corpus}", file=sys.stderr)
         return 2
     paths = chosen_files(args.corpus, args.files, args.quarter)
-    versions = (build_release(args.release, args.build_dir), Version(f"tree {tree_label()}", sys.executable, REPO))
+    try:
+        release = build_release(args.release, args.build_dir)
+    except BuildDirRefused as e:
+        print(f"release_vs_release: {e}", file=sys.stderr)
+        return 2
+    versions = (release, Version(f"tree {tree_label()}", sys.executable, REPO))
     print(f"{versions[0].label} ({versions[0].root}) against the tree ({REPO}): {len(paths)} files, "
           f"--jobs {args.jobs}, {args.pairs} pairs; load average {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory(prefix="absint-rvr-") as tmp:

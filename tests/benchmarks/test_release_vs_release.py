@@ -53,3 +53,33 @@ def test_a_release_built_for_the_same_commit_is_reused_not_rebuilt(tmp_path):
     version = R.build_release("HEAD", tmp_path)
     assert version.root == tmp_path and version.label == f"release {commit[:7]}"
     assert (tmp_path / "kept").exists()
+
+
+def test_a_build_dir_that_is_not_a_build_is_refused_and_left_as_it_was(tmp_path):
+    """``--build-dir /tmp`` once deleted all of /tmp: a folder without the build mark holding
+    anything is refused, not cleared; a stale build of another commit is replaced."""
+    import pytest
+
+    (tmp_path / "precious.txt").write_text("keep me")
+    with pytest.raises(R.BuildDirRefused, match="not touched"):
+        R.build_release("HEAD", tmp_path)
+    assert (tmp_path / "precious.txt").read_text() == "keep me"
+    stale = tmp_path / "stale"
+    stale.mkdir()
+    (stale / R.BUILT_MARK).write_text("0" * 40 + "\n")
+    (stale / "old").write_text("")
+    R._clear_build_dir(stale)  # a build of another commit: ours to remove
+    assert not stale.exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    R._clear_build_dir(empty)
+    assert not empty.exists()
+
+
+def test_the_command_refuses_a_foreign_build_dir_with_a_message(tmp_path):
+    (tmp_path / "precious.txt").write_text("keep me")
+    out = subprocess.run([sys.executable, "-m", "benchmarks.release_vs_release", "--files", "1", "--pairs", "1",
+                          "--corpus", str(EXAMPLES), "--build-dir", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "not touched" in out.stderr, out.stderr
+    assert (tmp_path / "precious.txt").exists()
