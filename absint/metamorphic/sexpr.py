@@ -126,20 +126,11 @@ def tree_size(roots: list[SExpr], cap: int) -> int:
 
 
 def _tree_size(e: tuple, sizes: dict[int, tuple[SExpr, int]], cap: int) -> int:
-    stack = [e]
-    while stack:
-        x = stack[-1]
-        if id(x) in sizes:
-            stack.pop()
-            continue
-        pending = [a for a in x if isinstance(a, tuple) and id(a) not in sizes]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        n = 1 + sum(sizes[id(a)][1] if isinstance(a, tuple) else 1 for a in x)
-        sizes[id(x)] = (x, min(n, cap + 1))
-    return sizes[id(e)][1]
+    """``e``'s tokens by :func:`bottom_up` (each application's children already counted)."""
+    def counted(mapped: tuple) -> int:
+        return min(cap + 1, 1 + sum(a if isinstance(a, int) else 1 for a in mapped))
+
+    return bottom_up(e, counted, sizes)
 
 
 def postorder(e: SExpr, seen: set[int] | None = None) -> list[tuple]:
