@@ -209,7 +209,7 @@ class Reasoner:
             raise TypeError(f"decide() takes a Bool term, got {guard.sort.value}")
         if self.contradiction:
             return Verdict.true(Layer.CONTRADICTION)
-        if self.witnesses is not None and self.witnesses.open(guard, repair=False):
+        if self.witnesses is not None and self.witnesses.open_early(guard):
             return self._shown_open()  # the points at hand show it both ways: nothing to normalise
         g = self.normalize(guard)
         self._open_at_points = None

@@ -37,7 +37,7 @@ import attrs
 from absint.lang import terms as T
 from absint.lang.dag import subterms
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
-from absint.lang.kinds import AND, EQ, LE, LIN, LT, NE, OR, VAR, Kind
+from absint.lang.kinds import AND, EQ, LE, LIN, LT, NE, NOT, OR, VAR, Kind
 from absint.lang.sorts import BOOL, INT
 from absint.lang.terms import Term
 from absint.reasoning.trail import Trail
@@ -55,6 +55,15 @@ MAX_SIZE = 1 << 20
 #: points a question is evaluated at before it is normalised (the base and the fill points:
 #: what shows PyTorch's questions about unbacked sizes open); the rest after the layers
 QUICK_POINTS = 3
+#: the early look (:meth:`Witnesses.open_early`) is taken for a reasoner's first questions,
+#: then only while at least one in EARLY_HIT_SHARE of them was shown open (every
+#: EARLY_RESAMPLE-th question still looks, so questions that turn open get it back); and only
+#: when the facts it must first take in are no more than the question's summands (what a
+#: hit saves is normalising the question). Work on a quarter of the corpus (Python calls):
+#: 0.93 of looking always; torchrec EBC 0.98, the prefix-sum split 1.00
+EARLY_TRIAL = 16
+EARLY_HIT_SHARE = 4
+EARLY_RESAMPLE = 8
 #: compiled questions kept
 KEPT_QUESTIONS = 512
 #: where an Int variable with no example value (an unbacked size) starts, one point each: the
@@ -138,6 +147,9 @@ class Witnesses:
         self._last_points: tuple[Point, Point] | None = None
         self.last_names: tuple[str, ...] = ()  # the variables of the last question asked
         self.made = 0  # points made for a question
+        #: the early look's tally (what it cost, what it saved): questions looked at, shown
+        #: open, and passed by; cost statistics only, never rolled back
+        self.early_asked = self.early_opened = self.early_passed = 0
 
     # ------------------------------------------------------------ checkpoints
 
@@ -285,6 +297,23 @@ class Witnesses:
         if made is None:
             return False
         return self._opened(g, *((at[True], made) if shown else (made, at[False])))
+
+    def open_early(self, g: Term) -> bool:
+        """``open(g, repair=False)`` before ``g`` is normalised, where that pays: it saves
+        the normalisation and the interval check of a question the points show open, and
+        costs bringing the points up to every fact and compiling ``g`` for one that is not."""
+        if not self._early_pays() or len(self.constraints) - self._taken > _summands(g):
+            return False
+        self.early_asked += 1
+        shown = self.open(g, repair=False)
+        self.early_opened += shown
+        return shown
+
+    def _early_pays(self) -> bool:
+        if self.early_asked < EARLY_TRIAL or self.early_opened * EARLY_HIT_SHARE >= self.early_asked:
+            return True
+        self.early_passed += 1
+        return self.early_passed % EARLY_RESAMPLE == 0
 
     def _question(self, g: Term) -> Constraint:
         """``g`` compiled, kept for the next questions: a guard is asked before it is
@@ -527,6 +556,16 @@ def _compile(t: Term, info, sorts: dict) -> Constraint:
     rest += [(a, v) for a, v in coefs.items() if a.kind == VAR and a.data in inside]
     names = tuple(dict.fromkeys([n for n, _ in linear] + sorted(inside)))
     return Constraint(t, t.kind, linear, tuple(rest), const, names, size if rest else 1)
+
+
+def _summands(g: Term) -> int:
+    """The summands of ``g``'s comparisons: the size of the sums normalising it rewrites."""
+    if g.kind in (AND, OR, NOT):
+        return sum(_summands(c) for c in g.args)
+    if g.kind in T.COMPARISON_KINDS:
+        a = g.args[0]
+        return len(a.args) if a.kind == LIN else 1
+    return 1
 
 
 def _linear_value(c: Constraint, values: dict):

@@ -193,3 +193,44 @@ def test_steps_are_the_smallest_that_make_the_comparison_hold(kind, v, coef):
         assert steps == []
     elif kind != "ne":
         assert min(abs(d) for d in steps) == min(abs(d) for d in wanted)
+
+
+def test_the_early_look_stops_where_it_shows_nothing_open_and_verdicts_stay():
+    """Guards that all hold (a corpus file's usual questions): after the trial the early
+    look is passed by, and every verdict is what the reasoner without points gives."""
+    x, y = VARS[:2]
+    on, off = Reasoner(), Reasoner(witnesses=False)
+    on.example({"x": 3, "y": 5})
+    for r in (on, off):
+        r.assume(T.ge(x, T.ONE))
+        r.assume(T.le(x, y))
+    guards = [T.le(x, T.add(y, T.const(k))) for k in range(3 * W.EARLY_TRIAL)]
+    assert [on.decide(g).truth for g in guards] == [off.decide(g).truth for g in guards] == [Truth.TRUE] * len(guards)
+    w = on.witnesses
+    assert w.early_asked < len(guards) and w.early_passed > 0 and w.early_opened == 0
+
+
+def test_the_early_look_waits_while_more_facts_are_pending_than_the_question_has_summands():
+    x, y, z = VARS
+    r = Reasoner()
+    r.example({"x": 1, "y": 2, "z": 3})
+    for k in range(4):
+        r.assume(T.ge(T.add(x, y, z), T.const(-k)))
+    w = r.witnesses
+    r.decide(T.eq(x, T.ONE))  # 1 summand, 4 facts pending: not looked at early
+    assert w.early_asked == 0
+    r.decide(T.eq(T.add(x, y, z), T.const(6)))  # pending facts were taken in above, so it looks
+    assert w.early_asked == 1
+
+
+def test_the_long_prefix_sums_of_a_split_are_still_shown_open_early():
+    """What the early look is for on PyTorch's jagged programs: a prefix sum asked before its
+    check is shown open without being normalised."""
+    hints, steps = _jagged(20)
+    r = Reasoner()
+    r.example(hints)
+    for fact, question in steps:
+        r.decide(question)
+        r.assume(fact)
+    w = r.witnesses
+    assert w.early_opened > 0 and w.opened == 20 + 1 + 20 * 4
