@@ -26,12 +26,6 @@ import attrs
 
 from absint.lang.kinds import Kind
 
-#: what a row's result and conditions may use to normalise (or present) the terms they build
-Again = Callable[[object], object]
-#: the side conditions of a match: groups, yielded lazily in order; a group holds when one of
-#: its terms is proved, and every group must hold
-Conditions = Iterator[tuple[object, ...]]
-
 
 class Phase(enum.Enum):
     """When a row applies. Deciding keeps the keys facts and guards share (a fact on an
@@ -41,12 +35,21 @@ class Phase(enum.Enum):
 
     #: while a term is built, from its operands; syntactic conditions only
     CONSTRUCT = "construct"
+    #: the normal form's, of every term of a fact or guard; conditions asked of layers 0-1
     DECIDE = "decide"
+    #: what is shown to people (``absint outputs``); every row holds at every point
     PRESENT = "present"
     #: applied to one open guard, or to its monomials multiplied out, while deciding it (never
     #: to facts): ``b*(a div b)`` as ``a - a mod b`` everywhere lost 191 corpus proofs (the
     #: product's congruence as a multiple of ``b``), asked of a guard left open it costs none
     EXPAND = "expand"
+
+
+#: what a row's result and conditions may use to normalise (or present) the terms they build
+Again = Callable[[object], object]
+#: the side conditions of a match: groups, yielded lazily in order; a group holds when one of its
+#: terms is proved, and every group must hold
+Conditions = Iterator[tuple[object, ...]]
 
 
 @attrs.frozen(slots=True)
@@ -111,6 +114,14 @@ def by_kind(rows: tuple[Row, ...], phase: Phase) -> dict[Kind, tuple[Row, ...]]:
             for kind in row.kinds:
                 out[kind] += (row,)
     return out
+
+
+def record(name: str, fields: str, doc: str) -> type:
+    """A match record: a frozen slotted attrs class with the named ``fields`` (a row's match
+    names what it found instead of placing it in a tuple)."""
+    cls = attrs.make_class(name, {f: attrs.field() for f in fields.split()}, frozen=True, slots=True)
+    cls.__doc__ = doc
+    return cls
 
 
 def matched(m, again: Again | None = None) -> object:

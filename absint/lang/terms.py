@@ -44,7 +44,7 @@ from absint.lang.kinds import (AND, CEIL, CONST, DEF, DISTINCT, DIV, EQ, FN, ITE
                                NOT, OR, POW, RDIV, TO_INT, TO_REAL, VAR, Kind)
 from absint.lang.ops import ATOM_KINDS, COMPARISON_KINDS, OPS
 from absint.lang.printer import brief, to_smtlib
-from absint.lang.rewriting import Phase, Row, by_kind, matched, rewrite
+from absint.lang.rewriting import Phase, Row, by_kind, matched, record, rewrite
 from absint.lang.sorts import BOOL, INT, REAL, Sort
 from domains.bounds import euclid_div, euclid_mod, pow_exact  # noqa: F401 - constant folding, and re-exported
 
@@ -346,46 +346,15 @@ def _natural_exponent(exponent: Term) -> int | None:
     return int(e) if e == int(e) and 0 <= e <= 16 else None
 
 
-@attrs.frozen(slots=True)
-class Binary:
-    """The two operands of an application a row matched (a quotient's dividend and divisor,
-    a power's base and exponent, a minimum's operands)."""
-
-    left: Term
-    right: Term
-
-
-@attrs.frozen(slots=True)
-class Branches:
-    """An ite's operands, as a row matched them."""
-
-    condition: Term
-    then: Term
-    otherwise: Term
-
-
-@attrs.frozen(slots=True)
-class Divided:
-    """A comparison's difference with zero and the coefficient a row divides it by."""
-
-    difference: Term
-    by: Number
-
-
-@attrs.frozen(slots=True)
-class Folded:
-    """A constant a row computed, with its sort."""
-
-    value: Number
-    sort: Sort
-
-
-@attrs.frozen(slots=True)
-class IntOver:
-    """A Real sum as ``to_real(numerator) / denominator``: an Int sum over a positive integer."""
-
-    numerator: Term
-    denominator: int
+Binary = record("Binary", "left right",
+                "The two operands of an application a row matched (a quotient's dividend and divisor, a power's base "
+                "and exponent, a minimum's operands).")
+Branches = record("Branches", "condition then otherwise", "An ite's operands, as a row matched them.")
+Divided = record("Divided", "difference by",
+                 "A comparison's difference with zero and the coefficient a row divides it by.")
+Folded = record("Folded", "value sort", "A constant a row computed, with its sort.")
+IntOver = record("IntOver", "numerator denominator",
+                 "A Real sum as ``to_real(numerator) / denominator``: an Int sum over a positive integer.")
 
 
 def _zero_power(base: Term, exponent: Term) -> Binary | None:

@@ -26,12 +26,10 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterator
 
-import attrs
-
 from absint.lang import terms as T
 from absint.lang.kinds import AND, CONST, DEF, DIV, EQ, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, OR, RDIV, TO_REAL, \
     Kind
-from absint.lang.rewriting import Phase, Row, by_kind, rewrite
+from absint.lang.rewriting import Phase, Row, by_kind, record, rewrite
 from absint.lang.terms import INT, Term
 from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
     remove_factors
@@ -54,129 +52,16 @@ def _rule(name: str, kinds: tuple[Kind, ...], match, conditions, result, phase: 
     return Row(name, phase, kinds, match, result, conditions, **flags)
 
 
-@attrs.frozen(slots=True)
-class Quotient:
-    """A quotient or remainder by a symbolic divisor."""
-
-    kind: Kind
-    dividend: Term
-    divisor: Term
-
-
-@attrs.frozen(slots=True)
-class ExactQuotient:
-    """``(q*b) div b`` or ``mod``: the divisor and the exact quotient of the dividend by it."""
-
-    kind: Kind
-    divisor: Term
-    quotient: Term
-
-
-@attrs.frozen(slots=True)
-class CommonFactor:
-    """``(m*a) div (kb*pb)``: the common monomial ``factor`` (and its factors ``common``),
-    the dividend's monomials with their coefficients, the divisor as ``kb*pb``."""
-
-    kind: Kind
-    factor: Term
-    common: list
-    dividend: dict
-    divisor_scale: object
-    divisor_monomial: Term
-
-
-@attrs.frozen(slots=True)
-class QuotientDivisor:
-    """``(c*x) div (x div m)``: the divisor ``x div m``, its ``x`` and ``m``, and ``c``."""
-
-    kind: Kind
-    divisor: Term
-    x: Term
-    by: Term
-    multiple: Term
-
-
-@attrs.frozen(slots=True)
-class ProductWithQuotient:
-    """``scale*f*(dividend div divisor)`` with ``divisor = divisor_scale*f`` (a product)."""
-
-    scale: object
-    dividend: Term
-    divisor: Term
-    divisor_scale: object
-
-
-@attrs.frozen(slots=True)
-class FactorTimesQuotient:
-    """``scale*factor*(dividend div divisor)``, the divisor a non-zero constant."""
-
-    scale: object
-    factor: Term
-    dividend: Term
-    divisor: Term
-
-
-@attrs.frozen(slots=True)
-class MultipleInSum:
-    """A sum whose ``index``-th term is a multiple of ``dividend div divisor``."""
-
-    sum: Term
-    index: int
-    dividend: Term
-    divisor: Term
-
-
-@attrs.frozen(slots=True)
-class RealProduct:
-    """``scale*divisor*(dividend / divisor)``."""
-
-    scale: object
-    dividend: Term
-    divisor: Term
-
-
-@attrs.frozen(slots=True)
-class EmbeddedProduct:
-    """``scale*to_real(a)*to_real(b)...``: ``product`` is the product of the embeddings."""
-
-    scale: object
-    product: Term
-
-
-@attrs.frozen(slots=True)
-class CommonComparison:
-    """``m*a <op> m*b``: the comparison, its common monomial ``factor`` and that one's factors."""
-
-    comparison: Term
-    factor: Term
-    common: list
-
-
-@attrs.frozen(slots=True)
-class RealQuotient:
-    """A Real comparison ``k*(a / d) + R <op> 0``: the sum's monomials and constant, the quotient."""
-
-    comparison: Term
-    divisor: Term
-    coefs: dict
-    constant: object
-    quotient: Term
-
-
-@attrs.frozen(slots=True)
-class Thinned:
-    """An and/or and the members it keeps."""
-
-    kind: Kind
-    kept: tuple
-
-
 def _lazy(*alternatives: Callable[[], Term]) -> Iterator[Term]:
     """A group of alternatives, each built only if the ones before it were not proved."""
     return (build() for build in alternatives)
 
 
 # ---------------------------------------------------------------- (q*b) div b = q, (q*b) mod b = 0
+
+
+ExactQuotient = record("ExactQuotient", "kind divisor quotient",
+                       "``(q*b) div b`` or ``mod``: the divisor and the exact quotient of the dividend by it.")
 
 
 def _match_exact(t: Term, r: Term):
@@ -192,6 +77,11 @@ def _exact_result(m: ExactQuotient, normalize: Normalize) -> Term:
 
 
 # ---------------------------------------------------------------- (m*a) div (m*b) = a div b
+
+
+CommonFactor = record("CommonFactor", "kind factor common dividend divisor_scale divisor_monomial",
+                      "``(m*a) div (kb*pb)``: the common monomial ``factor`` (and its factors ``common``), the "
+                      "dividend's monomials with their coefficients, the divisor as ``kb*pb``.")
 
 
 def _match_common_factor(t: Term, r: Term):
@@ -233,6 +123,10 @@ def _common_factor_result(m: CommonFactor, normalize: Normalize) -> Term:
 # ---------------------------------------------------------------- (c*x) div (x div m) = c*m
 
 
+QuotientDivisor = record("QuotientDivisor", "kind divisor x by multiple",
+                         "``(c*x) div (x div m)``: the divisor ``x div m``, its ``x`` and ``m``, and ``c``.")
+
+
 def _match_quotient_divisor(t: Term, r: Term):
     a, b = r.args
     if b.kind != DIV:  # a div divisor is never constant
@@ -259,6 +153,9 @@ def _quotient_divisor_result(m: QuotientDivisor, normalize: Normalize) -> Term:
 
 
 # ---------------------------------------------------------------- x div y = 0 when 0 <= x < |y|
+
+
+Quotient = record("Quotient", "kind dividend divisor", "A quotient or remainder by a symbolic divisor.")
 
 
 def _match_range(t: Term, r: Term):
@@ -348,6 +245,10 @@ def _two_factors(t: Term, r: Term):
     return kr, (p.args, tuple(reversed(p.args)))
 
 
+ProductWithQuotient = record("ProductWithQuotient", "scale dividend divisor divisor_scale",
+                             "``scale*f*(dividend div divisor)`` with ``divisor = divisor_scale*f`` (a product).")
+
+
 def _match_exact_product(t: Term, r: Term):
     """``f*(a div b)`` with ``b = kb*f`` (a symbolic divisor), from a product."""
     kr, orders = _two_factors(t, r)
@@ -391,6 +292,10 @@ def _divisor_times_quotient_result(m: ProductWithQuotient, normalize: Normalize)
 # ---------------------------------------------------------------- f*(a div c) = (f*a) div c when c divides a
 
 
+FactorTimesQuotient = record("FactorTimesQuotient", "scale factor dividend divisor",
+                             "``scale*factor*(dividend div divisor)``, the divisor a non-zero constant.")
+
+
 def _match_product_of_exact_quotient(t: Term, r: Term):
     """``k*f*(a div c)`` with a non-zero constant ``c``, from a product."""
     kr, orders = _two_factors(t, r)
@@ -418,6 +323,10 @@ def _product_of_exact_quotient_result(m: FactorTimesQuotient, normalize: Normali
 
 
 # ---------------------------------------------------------------- k*(a div c) + R = (k/c)*a + R when c divides a
+
+
+MultipleInSum = record("MultipleInSum", "sum index dividend divisor",
+                       "A sum whose ``index``-th term is a multiple of ``dividend div divisor``.")
 
 
 def _match_exact_quotient_in_sum(t: Term, r: Term):
@@ -449,6 +358,9 @@ def _exact_quotient_in_sum_result(m: MultipleInSum, normalize: Normalize) -> Ter
 # ---------------------------------------------------------------- d*(a / d) = a
 
 
+RealProduct = record("RealProduct", "scale dividend divisor", "``scale*divisor*(dividend / divisor)``.")
+
+
 def _match_real_product(t: Term, r: Term):
     """``k*d*(a / d)``: a Real quotient times its own divisor."""
     kr, orders = _two_factors(t, r)
@@ -459,6 +371,10 @@ def _match_real_product(t: Term, r: Term):
 
 
 # ---------------------------------------------------------------- to_real(a)*to_real(b) = to_real(a*b)
+
+
+EmbeddedProduct = record("EmbeddedProduct", "scale product",
+                         "``scale*to_real(a)*to_real(b)...``: ``product`` is the product of the embeddings.")
 
 
 def _match_product_of_embeddings(t: Term, r: Term):
@@ -494,6 +410,10 @@ def _embedded_comparison(r, normalize: Normalize) -> Term:
 
 
 # ---------------------------------------------------------------- m*a <op> m*b  iff  a <op> b
+
+
+CommonComparison = record("CommonComparison", "comparison factor common",
+                          "``m*a <op> m*b``: the comparison, its common monomial ``factor`` and that one's factors.")
 
 
 def _match_common_comparison(t: Term, r: Term):
@@ -534,6 +454,10 @@ def _ordered(first: bool) -> Callable[[object, Normalize], Conditions]:
 
 
 # ---------------------------------------------------------------- a/d <op> 0  iff  a <op> 0 (d > 0)
+
+
+RealQuotient = record("RealQuotient", "comparison divisor coefs constant quotient",
+                      "A Real comparison ``k*(a / d) + R <op> 0``: the sum's monomials and constant, the quotient.")
 
 
 def _match_real_quotient(t: Term, r: Term):
@@ -642,6 +566,9 @@ def _at_value(t: Term, atom: Term, value: Term) -> Term:
 Thinning = Callable[[Kind, dict[int, Term]], dict[int, Term]]
 
 
+Thinned = record("Thinned", "kind kept", "An and/or and the members it keeps.")
+
+
 def _match_subsumed(thin: Thinning) -> Callable[[Term, Term], object | None]:
     """An and/or whose members ``thin`` (its kind, its members by id -> those kept) thins:
     ``(its kind, the kept members)``, or None."""
@@ -679,14 +606,8 @@ def _junction_of(m: Thinned, normalize: Normalize) -> Term:
 # (which the product layer gives) refutes it, and the layers see the quotient as an atom.
 
 
-@attrs.frozen(slots=True)
-class ExtremumBound:
-    """``scale*extremum + rest <op> 0``, the extremum the sum's first max/min atom."""
-
-    comparison: Term
-    extremum: Term
-    scale: object
-    rest: Term
+ExtremumBound = record("ExtremumBound", "comparison extremum scale rest",
+                       "``scale*extremum + rest <op> 0``, the extremum the sum's first max/min atom.")
 
 
 def _match_extremum_bound(t: Term, r: Term) -> ExtremumBound | None:
@@ -706,15 +627,8 @@ def _operand_bounds(m: ExtremumBound, normalize: Normalize) -> Term:
     return T.and_(*sides) if conjunctive else T.or_(*sides)
 
 
-@attrs.frozen(slots=True)
-class QuotientComparison:
-    """``scale*(dividend div divisor) + constant <kind> 0``, an Int comparison."""
-
-    kind: Kind
-    dividend: Term
-    divisor: Term
-    scale: int
-    constant: int
+QuotientComparison = record("QuotientComparison", "kind dividend divisor scale constant",
+                            "``scale*(dividend div divisor) + constant <kind> 0``, an Int comparison.")
 
 
 def _match_quotient_comparison(t: Term, r: Term) -> QuotientComparison | None:
@@ -779,26 +693,15 @@ def positive_constant(t: Term) -> bool:
     return t.kind == CONST and t.sort is INT and t.data > 0
 
 
-@attrs.frozen(slots=True)
-class ConstantDivision:
-    """``dividend div divisor`` (or ``mod``) by a positive constant, the common ``content``
-    taken out of both."""
-
-    dividend: Term
-    divisor: int
-    content: int = 1
-
-
-@attrs.frozen(slots=True)
-class SumWithQuotient:
-    """A sum and its one quotient by a positive constant that a presentation row folds."""
-
-    sum: Term
-    quotient: Term
+ConstantDivision = record("ConstantDivision", "dividend divisor content",
+                          "``dividend div divisor`` (or ``mod``) by a positive constant, the common ``content`` taken "
+                          "out of both.")
+SumWithQuotient = record("SumWithQuotient", "sum quotient",
+                         "A sum and its one quotient by a positive constant that a presentation row folds.")
 
 
 def _by_positive_constant(t: Term, r: Term) -> ConstantDivision | None:
-    return ConstantDivision(r.args[0], r.args[1].data) if positive_constant(r.args[1]) else None
+    return ConstantDivision(r.args[0], r.args[1].data, 1) if positive_constant(r.args[1]) else None
 
 
 def _match_nested_quotient(t: Term, r: Term) -> ConstantDivision | None:
@@ -813,7 +716,7 @@ def _match_nested_quotient(t: Term, r: Term) -> ConstantDivision | None:
     if v != 1 or inner.kind != DIV or not positive_constant(inner.args[1]):
         return None
     a = inner.args[1].data
-    return ConstantDivision(T.add(inner.args[0], T.const(k * a)), a * m.divisor)
+    return ConstantDivision(T.add(inner.args[0], T.const(k * a)), a * m.divisor, 1)
 
 
 def content_gcd(x: Term, d: int) -> int:
@@ -849,7 +752,7 @@ def _match_inner_remainder(t: Term, r: Term) -> ConstantDivision | None:
     if not any(_mod_by_multiple(a, d) for a in coefs):
         return None
     return ConstantDivision(
-        T.add(T.const(k), *(T.scale(a.args[0] if _mod_by_multiple(a, d) else a, v) for a, v in coefs.items())), d)
+        T.add(T.const(k), *(T.scale(a.args[0] if _mod_by_multiple(a, d) else a, v) for a, v in coefs.items())), d, 1)
 
 
 def _match_quotient_in_sum(t: Term, r: Term) -> SumWithQuotient | None:
