@@ -277,9 +277,9 @@ class Reasoner:
         return UNKNOWN
 
     def _expanded(self, g: Term) -> Term | None:
-        """An open guard as an equivalent junction the layers may decide: a bound on a
-        max/min as bounds on its operands, a quotient by a positive divisor as bounds on
-        its dividend."""
+        """An open guard as an equivalent junction the layers may decide, by the EXPAND rows of
+        its kind (:data:`rules.GUARD_ROWS`: a bound on a max/min as bounds on its operands, a
+        quotient by a positive divisor as bounds on its dividend), else multiplied out."""
         expanded = rewrite(EXPAND_BY_KIND[g.kind], (g, g), self.normalize, self._row_held)
         return expanded if expanded is not None else self._multiplied_out(g)
 
