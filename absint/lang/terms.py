@@ -44,6 +44,7 @@ from absint.lang.kinds import (AND, CEIL, CONST, DEF, DISTINCT, DIV, EQ, FN, ITE
                                NOT, OR, POW, RDIV, TO_INT, TO_REAL, VAR, Kind)
 from absint.lang.ops import ATOM_KINDS, COMPARISON_KINDS, OPS
 from absint.lang.printer import brief, to_smtlib
+from absint.lang.rewriting import Phase, Row, by_kind, matched, record, rewrite
 from absint.lang.sorts import BOOL, INT, REAL, Sort
 from domains.bounds import euclid_div, euclid_mod, pow_exact  # noqa: F401 - constant folding, and re-exported
 
@@ -345,18 +346,35 @@ def _natural_exponent(exponent: Term) -> int | None:
     return int(e) if e == int(e) and 0 <= e <= 16 else None
 
 
-def _zero_power(base: Term, exponent: Term) -> Term | None:
-    return const(1, _power_sort(base, exponent)) if _natural_exponent(exponent) == 0 else None
+Binary = record("Binary", "left right",
+                "The two operands of an application a row matched (a quotient's dividend and divisor, a power's base "
+                "and exponent, a minimum's operands).")
+Branches = record("Branches", "condition then otherwise", "An ite's operands, as a row matched them.")
+Divided = record("Divided", "difference by",
+                 "A comparison's difference with zero and the coefficient a row divides it by.")
+Folded = record("Folded", "value sort", "A constant a row computed, with its sort.")
+IntOver = record("IntOver", "numerator denominator",
+                 "A Real sum as ``to_real(numerator) / denominator``: an Int sum over a positive integer.")
 
 
-def _natural_power(base: Term, exponent: Term) -> Term | None:
-    e = _natural_exponent(exponent)
-    if not e:
-        return None
-    return mul(*([base if _power_sort(base, exponent) is INT else to_real(base)] * e))
+def _zero_power(base: Term, exponent: Term) -> Binary | None:
+    return Binary(base, exponent) if _natural_exponent(exponent) == 0 else None
 
 
-def _constant_power(base: Term, exponent: Term) -> Term | None:
+def _one_of_power_sort(m: Binary, again=None) -> Term:
+    return const(1, _power_sort(m.left, m.right))
+
+
+def _natural_power(base: Term, exponent: Term) -> Binary | None:
+    return Binary(base, exponent) if _natural_exponent(exponent) else None
+
+
+def _power_as_product(m: Binary, again=None) -> Term:
+    base = m.left if _power_sort(m.left, m.right) is INT else to_real(m.left)
+    return mul(*([base] * _natural_exponent(m.right)))
+
+
+def _constant_power(base: Term, exponent: Term) -> Folded | None:
     """An exact constant power; Int ``2 ^ -1`` stays a term (it is not an integer)."""
     if base.kind != CONST or exponent.kind != CONST:
         return None
@@ -364,7 +382,11 @@ def _constant_power(base: Term, exponent: Term) -> Term | None:
     v = pow_exact(base.data, exponent.data)
     if v is None or (sort is INT and v.denominator != 1):
         return None
-    return const(v, sort)
+    return Folded(v, sort)
+
+
+def _folded(m: Folded, again=None) -> Term:
+    return const(m.value, m.sort)
 
 
 # ---------------------------------------------------------------- integer division
@@ -408,14 +430,14 @@ def _nonzero_constant(y: Term) -> int | None:
     return y.data if y.kind == CONST and y.data != 0 else None
 
 
-def _constant_division(euclid: Callable[[int, int], int]) -> Callable[[Term, Term], Term | None]:
-    """The row folding ``euclid`` (Euclidean quotient or remainder) of two constants, the
-    divisor non-zero (``x div 0`` stays an application: SMT-LIB leaves it unspecified)."""
-    def row(x: Term, y: Term) -> Term | None:
-        d = _nonzero_constant(y)
-        return const(euclid(x.data, d)) if d is not None and x.kind == CONST else None
+def _constants(x: Term, y: Term) -> Binary | None:
+    """Two constants, the divisor non-zero (``x div 0`` stays an application: SMT-LIB leaves
+    it unspecified)."""
+    return Binary(x, y) if _nonzero_constant(y) is not None and x.kind == CONST else None
 
-    return row
+
+def _by_nonzero_constant(x: Term, y: Term) -> Binary | None:
+    return Binary(x, y) if _nonzero_constant(y) is not None else None
 
 
 def _quotient_by_one(x: Term, y: Term) -> Term | None:
@@ -423,39 +445,34 @@ def _quotient_by_one(x: Term, y: Term) -> Term | None:
 
 
 def _quotient_by_minus_one(x: Term, y: Term) -> Term | None:
-    return neg(x) if y.kind == CONST and y.data == -1 else None
+    return x if y.kind == CONST and y.data == -1 else None
 
 
-def _quotient_of_multiples(x: Term, y: Term) -> Term | None:
+def _quotient_of_multiples(m: Binary, again=None) -> Term:
     """``(d*q + r) div d = q + r div d`` (``-q`` for a negative ``d``: Euclidean division
     of ``d*q`` by ``d`` is exact whatever the signs)."""
-    d = _nonzero_constant(y)
-    if d is None:
-        return None
-    q, r = _split_multiples(x, abs(d))
+    d = m.right.data
+    q, r = _split_multiples(m.left, abs(d))
     q = scale(q, 1 if d > 0 else -1)
     if r.kind == CONST:
         return add(q, const(euclid_div(r.data, d)))
-    return add(q, _intern(DIV, INT, (r, y), None))
+    return add(q, _intern(DIV, INT, (r, m.right), None))
 
 
-def _remainder_by_unit(x: Term, y: Term) -> Term | None:
-    return ZERO if y.kind == CONST and y.data in (1, -1) else None
+def _by_unit(x: Term, y: Term) -> Term | None:
+    return y if y.kind == CONST and y.data in (1, -1) else None
 
 
-def _remainder_of_multiples(x: Term, y: Term) -> Term | None:
+def _remainder_of_multiples(m: Binary, again=None) -> Term:
     """``(d*q + r) mod d = r mod |d|``: the Euclidean remainder depends on ``|d|`` only."""
-    d = _nonzero_constant(y)
-    if d is None:
-        return None
-    ad = abs(d)
-    _, r = _split_multiples(x, ad)
+    ad = abs(m.right.data)
+    _, r = _split_multiples(m.left, ad)
     if r.kind == CONST:
         return const(euclid_mod(r.data, ad))
     return _intern(MOD, INT, (r, const(ad)), None)
 
 
-def as_int_over(t: Term) -> tuple[Term, int] | None:
+def as_int_over(t: Term) -> IntOver | None:
     """A Real ``t`` as ``to_real(P) / d`` with ``P`` an Int sum and ``d > 0``, if it is one."""
     coefs, c = linear_parts(t)
     den = Fraction(c).denominator
@@ -464,7 +481,7 @@ def as_int_over(t: Term) -> tuple[Term, int] | None:
             return None
         den = den * Fraction(v).denominator // math.gcd(den, Fraction(v).denominator)
     p = make_linear(INT, {a.args[0]: int(v * den) for a, v in coefs.items()}, int(c * den))
-    return p, den
+    return IntOver(p, den)
 
 
 def to_int(x: Term) -> Term:
@@ -479,27 +496,21 @@ def ceil(x: Term) -> Term:
     return _construct(CEIL, INT, x)
 
 
-def _rounded_integer(x: Term) -> Term | None:
+def _integer(x: Term) -> Term | None:
     return x if x.sort is INT else None
 
 
-def _rounded_constant(at_constant) -> Callable[[Term], Term | None]:
-    def row(x: Term) -> Term | None:
-        return const(at_constant(x.data)) if x.kind == CONST else None
-
-    return row
+def _constant(x: Term) -> Term | None:
+    return x if x.kind == CONST else None
 
 
-def _rounded_quotient(up: int) -> Callable[[Term], Term | None]:
+def _rounded_quotient(up: int) -> Callable[[IntOver, object], Term]:
     """``to_int`` (``up`` 0) or ``ceil`` (``up`` 1) of ``P/d``: ``(P + up*(d - 1)) div d``."""
-    def row(x: Term) -> Term | None:
-        split = as_int_over(x)
-        if split is None:
-            return None
-        p, d = split
-        return div(add(p, const(d - 1)) if up else p, const(d))
+    def result(m: IntOver, again=None) -> Term:
+        d = m.denominator
+        return div(add(m.numerator, const(d - 1)) if up else m.numerator, const(d))
 
-    return row
+    return result
 
 
 def rdiv(x: Term, y: Term) -> Term:
@@ -508,8 +519,8 @@ def rdiv(x: Term, y: Term) -> Term:
     return _construct(RDIV, REAL, x, y)  # 0 / y stays too: 0 / 0 is unspecified
 
 
-def _real_quotient_by_constant(x: Term, y: Term) -> Term | None:
-    return scale(x, 1 / y.data) if y.kind == CONST and y.data != 0 else None
+def _real_quotient_by_constant(x: Term, y: Term) -> Binary | None:
+    return Binary(x, y) if y.kind == CONST and y.data != 0 else None
 
 
 def apply(name: str, *args: Term) -> Term:
@@ -584,13 +595,13 @@ def _compare(kind: Kind, a: Term, b: Term) -> Term:
 _HOLDS_AGAINST_ZERO = {LE: operator.le, LT: operator.lt, EQ: operator.eq, NE: operator.ne}
 
 
-def _constant_comparison(kind: Kind) -> Callable[[Term], Term | None]:
+def _constant_comparison(kind: Kind) -> Callable[[Term, object], Term]:
     holds = _HOLDS_AGAINST_ZERO[kind]
 
-    def row(d: Term) -> Term | None:
-        return boolean(holds(d.data, 0)) if d.kind == CONST else None
+    def result(d: Term, again=None) -> Term:
+        return boolean(holds(d.data, 0))
 
-    return row
+    return result
 
 
 def _divided(kind: Kind, d: Term, g: Number, c: Number) -> Term:
@@ -610,61 +621,64 @@ def _shifted(d: Term, coefs: tuple, c: Number) -> Term:
     return _intern(LIN, d.sort, d.args, (coefs, c))
 
 
-def _integer_strict(d: Term) -> Term | None:
+def _one_up(d: Term, again=None) -> Term:
     """An integer ``d < 0`` is ``d + 1 <= 0`` (``d`` a sum or an atom: the construct rows
     fold a constant one first)."""
-    if d.sort is not INT:
-        return None
     one_up = _shifted(d, d.data[0], d.data[1] + 1) if d.kind == LIN else add(d, ONE)
     return _construct(LE, BOOL, one_up)
 
 
-def _integer_le_by_gcd(d: Term) -> Term | None:
+def _integer_le_by_gcd(d: Term) -> Divided | None:
+    if d.kind != LIN or d.sort is not INT:
+        return None
+    g = math.gcd(*d.data[0])
+    return None if g == 1 else Divided(d, g)
+
+
+def _le_divided(m: Divided, again=None) -> Term:
     """``sum g*a + c <= 0`` iff ``sum a <= floor(-c/g)`` iff ``sum a + ceil(c/g) <= 0``."""
+    return _divided(LE, m.difference, m.by, -((-m.difference.data[1]) // m.by))
+
+
+def _integer_equality_off_gcd(d: Term) -> Term | None:
+    """``sum g*a + c = 0`` has no integer solution when ``g`` does not divide ``c``."""
+    if d.kind != LIN or d.sort is not INT:
+        return None
+    coefs, c = d.data
+    return d if c % math.gcd(*coefs) else None
+
+
+def _integer_equality_by_gcd(d: Term) -> Divided | None:
+    """An integer (dis)equality divided by its coefficients' gcd, its leading coefficient
+    (the first atom's, by id) made positive: ``-2*x + 4*y = 0`` is ``x - 2*y = 0``."""
     if d.kind != LIN or d.sort is not INT:
         return None
     coefs, c = d.data
     g = math.gcd(*coefs)
-    return None if g == 1 else _divided(LE, d, g, -((-c) // g))
+    if coefs[0] < 0:
+        g = -g
+    return None if g == 1 or c % g else Divided(d, g)
 
 
-def _integer_equality_off_gcd(kind: Kind) -> Callable[[Term], Term | None]:
-    """``sum g*a + c = 0`` has no integer solution when ``g`` does not divide ``c``."""
-    def row(d: Term) -> Term | None:
-        if d.kind != LIN or d.sort is not INT:
-            return None
-        coefs, c = d.data
-        return (FALSE if kind == EQ else TRUE) if c % math.gcd(*coefs) else None
-
-    return row
-
-
-def _integer_equality_by_gcd(kind: Kind) -> Callable[[Term], Term | None]:
-    """An integer (dis)equality divided by its coefficients' gcd, its leading coefficient
-    (the first atom's, by id) made positive: ``-2*x + 4*y = 0`` is ``x - 2*y = 0``."""
-    def row(d: Term) -> Term | None:
-        if d.kind != LIN or d.sort is not INT:
-            return None
-        coefs, c = d.data
-        g = math.gcd(*coefs)
-        if coefs[0] < 0:
-            g = -g
-        return None if g == 1 or c % g else _divided(kind, d, g, c // g)
-
-    return row
-
-
-def _real_by_leading(kind: Kind) -> Callable[[Term], Term | None]:
+def _real_by_leading(kind: Kind) -> Callable[[Term], Divided | None]:
     """A real comparison divided by its leading coefficient (its absolute value for an
     inequality, whose direction a negative one would flip)."""
-    def row(d: Term) -> Term | None:
+    def match(d: Term) -> Divided | None:
         if d.kind != LIN or d.sort is not REAL:
             return None
-        coefs, c = d.data
-        g = abs(coefs[0]) if kind in (LE, LT) else coefs[0]
-        return None if g == 1 else _divided(kind, d, g, c / g)
+        g = abs(d.data[0][0]) if kind in (LE, LT) else d.data[0][0]
+        return None if g == 1 else Divided(d, g)
 
-    return row
+    return match
+
+
+def _exactly_divided(kind: Kind) -> Callable[[Divided, object], Term]:
+    """The comparison divided by a coefficient that divides its constant (or a real one)."""
+    def result(m: Divided, again=None) -> Term:
+        c = m.difference.data[1]
+        return _divided(kind, m.difference, m.by, c / m.by if m.difference.sort is REAL else c // m.by)
+
+    return result
 
 
 def le(a: Term, b: Term) -> Term:
@@ -726,30 +740,22 @@ def _negate(t: Term) -> Term:
     return _construct(NOT, BOOL, t)
 
 
-def _negated_constant(t: Term) -> Term | None:
-    return (FALSE if t.data else TRUE) if t.kind == CONST else None
+def _of_kind(*kinds: Kind) -> Callable[[Term], Term | None]:
+    """The match of a row on a negated formula of one of ``kinds``: the formula."""
+    def match(t: Term) -> Term | None:
+        return t if t.kind in kinds else None
+
+    return match
 
 
-def _negated_le(t: Term) -> Term | None:
+def _negated_le(t: Term, again=None) -> Term:
     """``not (x <= 0)`` is ``-x + 1 <= 0`` over the integers, ``0 < x`` over the reals."""
-    if t.kind != LE:
-        return None
     x = t.args[0]
     return _compare(LE, ONE, x) if x.sort is INT else _compare(LT, ZERO_REAL, x)
 
 
-def _negated_lt(t: Term) -> Term | None:
-    return _compare(LE, ZERO_REAL, t.args[0]) if t.kind == LT else None
-
-
-def _negated_equality(t: Term) -> Term | None:
-    if t.kind == EQ:
-        return _intern_cmp(NE, t.args[0])
-    return _intern_cmp(EQ, t.args[0]) if t.kind == NE else None
-
-
-def _double_negation(t: Term) -> Term | None:
-    return t.args[0] if t.kind == NOT else None
+def _negated_equality(t: Term, again=None) -> Term:
+    return _intern_cmp(NE if t.kind == EQ else EQ, t.args[0])
 
 
 def _junctions_below(t: Term) -> list[Term]:
@@ -862,42 +868,43 @@ def _ite_of_false(c: Term, a: Term, b: Term) -> Term | None:
     return b if c is FALSE else None
 
 
-def _ite_of_formulas(c: Term, a: Term, b: Term) -> Term | None:
+def _ite_of_formulas(c: Term, a: Term, b: Term) -> Branches | None:
     """A Bool ite is ``(c and a) or (not c and b)`` (and_ refuses a numeric branch)."""
-    if a.sort is BOOL or b.sort is BOOL:
-        return or_(and_(c, a), and_(not_(c), b))
-    return None
+    return Branches(c, a, b) if a.sort is BOOL or b.sort is BOOL else None
+
+
+def _disjunction(m: Branches, again=None) -> Term:
+    return or_(and_(m.condition, m.then), and_(not_(m.condition), m.otherwise))
 
 
 def _ite_of_equal_branches(c: Term, a: Term, b: Term) -> Term | None:
     return a if a is b else None
 
 
-def _min_idiom(c: Term, a: Term, b: Term) -> Term | None:
-    if c.kind in (LE, LT) and (c is le(a, b) or c is lt(a, b)):
-        return minimum(a, b)
-    return None
+def _min_idiom(c: Term, a: Term, b: Term) -> Binary | None:
+    return Binary(a, b) if c.kind in (LE, LT) and (c is le(a, b) or c is lt(a, b)) else None
 
 
-def _max_idiom(c: Term, a: Term, b: Term) -> Term | None:
-    if c.kind in (LE, LT) and (c is le(b, a) or c is lt(b, a)):
-        return maximum(a, b)
-    return None
+def _max_idiom(c: Term, a: Term, b: Term) -> Binary | None:
+    return Binary(a, b) if c.kind in (LE, LT) and (c is le(b, a) or c is lt(b, a)) else None
 
 
 def _ceil_idiom_row(c: Term, a: Term, b: Term) -> Term | None:
+    """The Real ``x`` of the prelude's ceiling idiom, or None."""
     return _ceil_idiom(c, a, b) if c.kind == EQ and a.sort is INT else None
 
 
-def _positive_condition(c: Term, a: Term, b: Term) -> Term | None:
+def _negated_condition(c: Term, a: Term, b: Term) -> Branches | None:
+    return Branches(c, a, b) if c.kind in (NE, NOT) else None
+
+
+def _positive_condition(m: Branches, again=None) -> Term:
     """``ite(not c, a, b)`` is ``ite(c, b, a)``: a condition and its negation share one term."""
-    if c.kind in (NE, NOT):
-        return _intern(ITE, a.sort, (not_(c), b, a), None)
-    return None
+    return _intern(ITE, m.then.sort, (not_(m.condition), m.otherwise, m.then), None)
 
 
 def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
-    """``ite(to_real(to_int x) = x, to_int x, to_int x + 1)`` is ``ceil x``; verified by rebuilding."""
+    """``ite(to_real(to_int x) = x, to_int x, to_int x + 1)`` is ``ceil x``: ``x``, verified by rebuilding."""
     if sub(b, a) is not ONE:
         return None
     coefs, k = linear_parts(c.args[0])
@@ -909,92 +916,82 @@ def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
     x = sub(ra, scale(c.args[0], 1 / Fraction(lead)))
     if x.sort is not REAL or to_int(x) is not a or eq(to_real(to_int(x)), x) is not c:
         return None
-    return ceil(x)
+    return x
 
 
 # ---------------------------------------------------------------- the constructors' rows
 
 
-@attrs.frozen(slots=True)
-class Rewrite:
-    """A row of the constructors' rule table, the ``construct`` phase of the rules (the
-    others, whose side conditions the reasoner proves, are :mod:`absint.reasoning.rules`):
-    ``kind(*operands)`` equals ``apply(*operands)`` wherever that is not None. Its side
-    conditions are syntactic (a constant divisor is non-zero), so a row holds at every point;
-    ``tests/lang/test_construction_rows.py`` checks each one against the operator table's
-    meaning."""
-
-    name: str
-    kind: Kind
-    apply: Callable[..., "Term | None"]
-
-
 def _construct(kind: Kind, sort: Sort, *operands: Term) -> Term:
     """``kind(*operands)``: rewritten by the first of its rows that applies, else interned."""
-    out = _rewritten(kind, *operands)
+    out = rewrite(_ROWS_BY_KIND[kind], operands)
     return _intern(kind, sort, operands, None) if out is None else out
 
 
 def _rewritten(kind: Kind, *operands: Term) -> Term | None:
-    """The engine of the ``construct`` phase: the first row of ``kind`` that applies, in
-    table order, or None (the constructor then interns the application as it is)."""
-    for row in _ROWS_BY_KIND[kind]:
-        out = row.apply(*operands)
-        if out is not None:
-            return out
-    return None
+    """The first row of ``kind`` that applies, in table order, or None (the constructor then
+    interns the application as it is)."""
+    return rewrite(_ROWS_BY_KIND[kind], operands)
+
+
+def _row(name: str, kind: Kind, match, result=matched) -> Row:
+    """A row of the ``construct`` phase: ``kind(*operands)`` equals ``result(match(*operands))``
+    wherever the match is not None (its conditions are syntactic, in the match)."""
+    return Row(name, Phase.CONSTRUCT, (kind,), match, result)
 
 
 #: every rewrite the constructors make from one operator application to another term, in
 #: the order each kind tries them (a comparison's one operand is its difference ``a - b``);
 #: the canonical forms of the module docstring (linear sums over atoms sorted by id, sorted
-#: products, comparisons against zero, flattened and/or) are how terms are represented, not rows
-CONSTRUCTION: tuple[Rewrite, ...] = (
-    *(Rewrite(f"a comparison of a constant folds ({kind.value})", kind, _constant_comparison(kind))
+#: products, comparisons against zero, flattened and/or) are how terms are represented, not
+#: rows. ``tests/reasoning/test_every_row.py`` checks each row against the operator table.
+CONSTRUCTION: tuple[Row, ...] = (
+    *(_row(f"a comparison of a constant folds ({kind.value})", kind, _constant, _constant_comparison(kind))
       for kind in (LE, LT, EQ, NE)),
-    Rewrite("an integer strict inequality is a non-strict one, one up", LT, _integer_strict),
-    Rewrite("an integer inequality is divided by its coefficients' gcd", LE, _integer_le_by_gcd),
-    *(Rewrite(f"an integer {name} off its coefficients' gcd folds", kind, _integer_equality_off_gcd(kind))
-      for kind, name in ((EQ, "equality"), (NE, "disequality"))),
-    *(Rewrite(f"an integer {name} is divided by its gcd, leading coefficient positive", kind,
-              _integer_equality_by_gcd(kind)) for kind, name in ((EQ, "equality"), (NE, "disequality"))),
-    *(Rewrite(f"a real comparison is divided by its leading coefficient ({kind.value})", kind, _real_by_leading(kind))
-      for kind in (LE, LT, EQ, NE)),
-    Rewrite("the negation of a constant folds", NOT, _negated_constant),
-    Rewrite("the negation of an inequality is the opposite strict one", NOT, _negated_le),
-    Rewrite("the negation of a strict inequality is the opposite non-strict one", NOT, _negated_lt),
-    Rewrite("the negation of an (dis)equality is the other one", NOT, _negated_equality),
-    Rewrite("a double negation is the formula", NOT, _double_negation),
-    Rewrite("a quotient of constants folds", DIV, _constant_division(euclid_div)),
-    Rewrite("a quotient by one is the dividend", DIV, _quotient_by_one),
-    Rewrite("a quotient by minus one is the negated dividend", DIV, _quotient_by_minus_one),
-    Rewrite("multiples of a constant divisor leave the quotient", DIV, _quotient_of_multiples),
-    Rewrite("a remainder of constants folds", MOD, _constant_division(euclid_mod)),
-    Rewrite("a remainder by one or minus one is zero", MOD, _remainder_by_unit),
-    Rewrite("multiples of a constant divisor drop from the remainder", MOD, _remainder_of_multiples),
-    Rewrite("the floor of an integer is itself", TO_INT, _rounded_integer),
-    Rewrite("the floor of a constant folds", TO_INT, _rounded_constant(math.floor)),
-    Rewrite("the floor of an integer sum over d is a quotient", TO_INT, _rounded_quotient(0)),
-    Rewrite("the ceiling of an integer is itself", CEIL, _rounded_integer),
-    Rewrite("the ceiling of a constant folds", CEIL, _rounded_constant(math.ceil)),
-    Rewrite("the ceiling of an integer sum over d is a quotient", CEIL, _rounded_quotient(1)),
-    Rewrite("a real quotient by a non-zero constant is a scaling", RDIV, _real_quotient_by_constant),
-    Rewrite("a power zero is one", POW, _zero_power),
-    Rewrite("a small natural power is a product", POW, _natural_power),
-    Rewrite("an exact power of constants folds", POW, _constant_power),
-    Rewrite("a minimum of operands a constant apart is the lesser", MIN, _ordered_by_constant(MIN)),
-    Rewrite("a maximum of operands a constant apart is the greater", MAX, _ordered_by_constant(MAX)),
-    Rewrite("ite of true is its first branch", ITE, _ite_of_true),
-    Rewrite("ite of false is its second branch", ITE, _ite_of_false),
-    Rewrite("an ite of formulas is a disjunction", ITE, _ite_of_formulas),
-    Rewrite("an ite of equal branches is the branch", ITE, _ite_of_equal_branches),
-    Rewrite("ite(a <= b, a, b) is the minimum", ITE, _min_idiom),
-    Rewrite("ite(b <= a, a, b) is the maximum", ITE, _max_idiom),
-    Rewrite("the ceiling idiom of the SMT-LIB prelude is the ceiling", ITE, _ceil_idiom_row),
-    Rewrite("an ite of a negated condition swaps its branches", ITE, _positive_condition),
+    _row("an integer strict inequality is a non-strict one, one up", LT, _integer, _one_up),
+    _row("an integer inequality is divided by its coefficients' gcd", LE, _integer_le_by_gcd, _le_divided),
+    _row("an integer equality off its coefficients' gcd folds", EQ, _integer_equality_off_gcd, lambda d, _: FALSE),
+    _row("an integer disequality off its coefficients' gcd folds", NE, _integer_equality_off_gcd, lambda d, _: TRUE),
+    *(_row(f"an integer {name} is divided by its gcd, leading coefficient positive", kind,
+           _integer_equality_by_gcd, _exactly_divided(kind)) for kind, name in ((EQ, "equality"), (NE, "disequality"))),
+    *(_row(f"a real comparison is divided by its leading coefficient ({kind.value})", kind, _real_by_leading(kind),
+           _exactly_divided(kind)) for kind in (LE, LT, EQ, NE)),
+    _row("the negation of a constant folds", NOT, _constant, lambda t, _: FALSE if t.data else TRUE),
+    _row("the negation of an inequality is the opposite strict one", NOT, _of_kind(LE), _negated_le),
+    _row("the negation of a strict inequality is the opposite non-strict one", NOT, _of_kind(LT),
+         lambda t, _: _compare(LE, ZERO_REAL, t.args[0])),
+    _row("the negation of an (dis)equality is the other one", NOT, _of_kind(EQ, NE), _negated_equality),
+    _row("a double negation is the formula", NOT, _of_kind(NOT), lambda t, _: t.args[0]),
+    _row("a quotient of constants folds", DIV, _constants, lambda m, _: const(euclid_div(m.left.data, m.right.data))),
+    _row("a quotient by one is the dividend", DIV, _quotient_by_one),
+    _row("a quotient by minus one is the negated dividend", DIV, _quotient_by_minus_one, lambda x, _: neg(x)),
+    _row("multiples of a constant divisor leave the quotient", DIV, _by_nonzero_constant, _quotient_of_multiples),
+    _row("a remainder of constants folds", MOD, _constants, lambda m, _: const(euclid_mod(m.left.data, m.right.data))),
+    _row("a remainder by one or minus one is zero", MOD, _by_unit, lambda y, _: ZERO),
+    _row("multiples of a constant divisor drop from the remainder", MOD, _by_nonzero_constant, _remainder_of_multiples),
+    _row("the floor of an integer is itself", TO_INT, _integer),
+    _row("the floor of a constant folds", TO_INT, _constant, lambda x, _: const(math.floor(x.data))),
+    _row("the floor of an integer sum over d is a quotient", TO_INT, as_int_over, _rounded_quotient(0)),
+    _row("the ceiling of an integer is itself", CEIL, _integer),
+    _row("the ceiling of a constant folds", CEIL, _constant, lambda x, _: const(math.ceil(x.data))),
+    _row("the ceiling of an integer sum over d is a quotient", CEIL, as_int_over, _rounded_quotient(1)),
+    _row("a real quotient by a non-zero constant is a scaling", RDIV, _real_quotient_by_constant,
+         lambda m, _: scale(m.left, 1 / m.right.data)),
+    _row("a power zero is one", POW, _zero_power, _one_of_power_sort),
+    _row("a small natural power is a product", POW, _natural_power, _power_as_product),
+    _row("an exact power of constants folds", POW, _constant_power, _folded),
+    _row("a minimum of operands a constant apart is the lesser", MIN, _ordered_by_constant(MIN)),
+    _row("a maximum of operands a constant apart is the greater", MAX, _ordered_by_constant(MAX)),
+    _row("ite of true is its first branch", ITE, _ite_of_true),
+    _row("ite of false is its second branch", ITE, _ite_of_false),
+    _row("an ite of formulas is a disjunction", ITE, _ite_of_formulas, _disjunction),
+    _row("an ite of equal branches is the branch", ITE, _ite_of_equal_branches),
+    _row("ite(a <= b, a, b) is the minimum", ITE, _min_idiom, lambda m, _: minimum(m.left, m.right)),
+    _row("ite(b <= a, a, b) is the maximum", ITE, _max_idiom, lambda m, _: maximum(m.left, m.right)),
+    _row("the ceiling idiom of the SMT-LIB prelude is the ceiling", ITE, _ceil_idiom_row, lambda x, _: ceil(x)),
+    _row("an ite of a negated condition swaps its branches", ITE, _negated_condition, _positive_condition),
 )
-_ROWS_BY_KIND: dict[Kind, tuple[Rewrite, ...]] = {
-    kind: tuple(r for r in CONSTRUCTION if r.kind == kind) for kind in Kind}
+_ROWS_BY_KIND: dict[Kind, tuple[Row, ...]] = by_kind(CONSTRUCTION, Phase.CONSTRUCT)
 
 
 # ---------------------------------------------------------------- traversal helpers

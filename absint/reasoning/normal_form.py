@@ -21,7 +21,8 @@ from absint.lang import terms as T
 from absint.lang.kinds import CONST, LIN, VAR
 from absint.lang.terms import INT, REAL, Term
 from absint.reasoning.facade import Facade
-from absint.reasoning.rules import BY_KIND, EXPAND_BY_KIND, Rule, first_applicable
+from absint.lang.rewriting import Row, holds, rewrite
+from absint.reasoning.rules import BY_KIND, EXPAND_BY_KIND
 from absint.reasoning.trail import Trail
 
 #: a rule whose side conditions keep failing is retried after 1, 2, 4, ... up to 2**12 epochs
@@ -43,7 +44,7 @@ class NormalForm:
     a rollback takes back. ``fired`` counts work done and is not rolled back.
     """
 
-    __slots__ = ("facade", "trail", "bindings", "fired", "_memo", "_volatile", "_tentative")
+    __slots__ = ("facade", "trail", "bindings", "fired", "_memo", "_volatile", "_tentative", "_unproved")
 
     def __init__(self, facade: Facade | None = None, trail: Trail | None = None) -> None:
         self.facade = facade
@@ -53,6 +54,8 @@ class NormalForm:
         self.fired: Counter[str] = Counter()
         self._memo: dict[Term, Term] = {}
         self._volatile = False
+        #: a row matched the term being rewritten and its conditions were not proved
+        self._unproved = False
         #: results that rest on an unproved side condition: (epoch until which it is reused,
         #: the result, how often the condition failed)
         self._tentative: dict[Term, tuple[int, Term, int]] = {}
@@ -130,14 +133,15 @@ class NormalForm:
             r = self._rewrite(t, r, rules)
         return r
 
-    def _rewrite(self, t: Term, r: Term, rules: tuple[Rule, ...]) -> Term:
+    def _rewrite(self, t: Term, r: Term, rules: tuple[Row, ...]) -> Term:
         """The result of the first rule that matches ``r`` and whose conditions are proved."""
-        rule, m, unproved = first_applicable(rules, t, r, self._row_proved)
-        if rule is None:
+        outer, self._unproved = self._unproved, False
+        out = rewrite(rules, (t, r), self.normalize, self._row_proved)
+        unproved, self._unproved = self._unproved, outer
+        if out is None:
             self._volatile = self._volatile or unproved  # retried later: facts may prove it
             return r
-        self.fired[rule.name] += 1
-        return rule.result(m, self.normalize)
+        return out
 
     def rewrite_monomials(self, t: Term) -> Term:
         """The sum ``t`` with each monomial rewritten by the first :data:`EXPAND_BY_KIND` row
@@ -146,19 +150,21 @@ class NormalForm:
         coefs, c = T.linear_parts(t)
         out, changed = [], False
         for a, v in coefs.items():
-            rule, m, _ = first_applicable(EXPAND_BY_KIND.get(a.kind, ()), a, a, self._row_proved)
-            if rule is not None:
-                self.fired[rule.name] += 1
-                a, changed = rule.result(m, self.normalize), True
+            e = rewrite(EXPAND_BY_KIND.get(a.kind, ()), (a, a), self.normalize, self._row_proved)
+            if e is not None:
+                a, changed = e, True
             out.append(T.scale(a, v))
         return T.add(T.const(c, t.sort), *out) if changed else t
 
-    def _row_proved(self, rule: Rule, m) -> bool:
-        return self._proved(rule.conditions(m, self.normalize), rule.known_keys_only)
-
-    def _proved(self, groups, known_keys_only: bool = False) -> bool:
-        truth = self._known_truth if known_keys_only else self.facade.truth
-        return all(any(truth(c) is True for c in group) for group in groups)
+    def _row_proved(self, row: Row, m) -> bool:
+        """The prover of the rows the normal form drives: counts a row it proves (it fires),
+        notes one it does not (the term is then retried later)."""
+        truth = self._known_truth if row.known_keys_only else self.facade.truth
+        if holds(row, m, self.normalize, lambda c: truth(c) is True):
+            self.fired[row.name] += 1
+            return True
+        self._unproved = True
+        return False
 
     def _known_truth(self, c: Term) -> bool | None:
         """``facade.truth`` of a comparison whose key the network holds already (None for

@@ -23,10 +23,10 @@ from typing import ContextManager, Iterable
 
 from absint.lang import terms as T
 from absint.lang.kinds import AND, CONST, EQ, LE, OR
+from absint.lang.rewriting import Row, holds, rewrite
 from absint.lang.terms import BOOL, INT, Term
 from absint.reasoning.case_split import CaseBudget, SplitBackoff, disjunction_decide, split_decide
 from absint.reasoning.entailment import Entailment
-from absint.reasoning.extrema import expand_extremum
 from absint.reasoning.facts import Facts
 from absint.reasoning.linearize import linearized_value
 from absint.reasoning.monomials import distribute
@@ -34,7 +34,7 @@ from absint.reasoning.network import DEFAULT_BUDGET, ValueNetwork
 from absint.reasoning.normal_form import NormalForm
 from absint.reasoning.polyhedral import PolyhedralLayer
 from absint.reasoning.products import ProductBounds
-from absint.reasoning.quotient_bounds import expand_quotient
+from absint.reasoning.rules import EXPAND_BY_KIND
 from absint.reasoning.simplify import Simplified, simplify
 from absint.reasoning import trail
 from absint.reasoning.trail import Checkpoint, CheckpointError, Trail
@@ -277,14 +277,10 @@ class Reasoner:
         return UNKNOWN
 
     def _expanded(self, g: Term) -> Term | None:
-        """An open guard as an equivalent junction the layers may decide: a bound on a
-        max/min as bounds on its operands, a quotient by a positive divisor as bounds on
-        its dividend."""
-        expanded = expand_extremum(g)
-        if expanded is not None:
-            return expanded
-        expanded = expand_quotient(g, lambda b: self._held(T.gt(b, T.ZERO)),
-                                   lambda a, b: self._held(T.eq(T.mod(a, b), T.ZERO)))
+        """An open guard as an equivalent junction the layers may decide, by the EXPAND rows of
+        its kind (:data:`rules.GUARD_ROWS`: a bound on a max/min as bounds on its operands, a
+        quotient by a positive divisor as bounds on its dividend), else multiplied out."""
+        expanded = rewrite(EXPAND_BY_KIND[g.kind], (g, g), self.normalize, self._row_held)
         return expanded if expanded is not None else self._multiplied_out(g)
 
     def _multiplied_out(self, g: Term) -> Term | None:
@@ -303,6 +299,11 @@ class Reasoner:
     def _held(self, c: Term) -> bool:
         """``c`` proved from the bounds the network holds, registering nothing."""
         return self.entailment.quick_truth(self.normalize(c)) is True
+
+    def _row_held(self, row: Row, m) -> bool:
+        """The prover of an open guard's own rows (:data:`rules.GUARD_ROWS`): every condition
+        group has a term :meth:`_held` proves."""
+        return holds(row, m, self.normalize, self._held)
 
     def _through_definitions(self, g: Term) -> bool | None:
         """A comparison over named sums, read by layer 1 with each named sum replaced by its

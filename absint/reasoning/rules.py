@@ -1,14 +1,18 @@
-"""Conditional rewrite rules of the normal form, as rows of one table (Halide/TVM style).
+"""The rewrite rows whose side conditions the reasoner proves (phases DECIDE, EXPAND,
+PRESENT), of the one row type and engine of :mod:`absint.lang.rewriting`.
 
-A row: the kinds of (rebuilt) term it applies to, a syntactic ``match``, the side
-``conditions`` it needs proved, and the ``result``. Conditions come as groups, yielded
-lazily in order: a group holds when one of its terms is proved TRUE by layers 0-1,
-and every group must hold (for a row marked ``known_keys_only``, only terms whose keys the
-facts registered are asked). The driver (:class:`absint.reasoning.normal_form.NormalForm`)
-owns matching, memoisation, and the retry of a rule whose conditions are not proved yet.
+A row: the kinds of (rebuilt) term it applies to, a syntactic ``match`` into a named record,
+the side ``conditions`` it needs proved, and the ``result``. Conditions come as groups,
+yielded lazily in order: a group holds when one of its terms is proved TRUE, and every
+group must hold (for a row marked ``known_keys_only``, only terms whose keys the facts
+registered are asked). Who proves them is the phase's driver: the normal form
+(:class:`absint.reasoning.normal_form.NormalForm`, layers 0-1, which owns memoisation and
+the retry of a row not proved yet) for DECIDE and an open guard's monomials; the reasoner's
+bounds, registering nothing, for an open guard itself (EXPAND); none for PRESENT, whose rows
+hold at every point. :data:`ROWS` holds every row of every phase, the constructors' first.
 
 The rewrites a term constructor makes (constant folding, ``div``/``mod`` by a constant, the
-prelude's idioms) are the table's first phase, ``construct``: the rows of
+prelude's idioms) are the first phase, ``construct``: the rows of
 :data:`absint.lang.terms.CONSTRUCTION`, below this package because every term is built
 through them, and with syntactic side conditions only.
 
@@ -19,52 +23,19 @@ the divisor it keeps non-zero (or the divisor is the same term on both sides).
 
 from __future__ import annotations
 
-import enum
 import math
 from typing import Callable, Iterator
-
-import attrs
 
 from absint.lang import terms as T
 from absint.lang.kinds import AND, CONST, DEF, DIV, EQ, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, OR, RDIV, TO_REAL, \
     Kind
+from absint.lang.rewriting import Phase, Row, by_kind, record, rewrite
 from absint.lang.terms import INT, Term
 from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
     remove_factors
 
 Normalize = Callable[[Term], Term]
 Conditions = Iterator[tuple[Term, ...]]
-
-
-class Phase(enum.Enum):
-    """When a row applies. Deciding keeps the keys facts and guards share (a fact on an
-    intermediate quotient ``(x div 2) div 3`` meets a later guard only while both keep that
-    shape: folding nested divisions while deciding lost 279 corpus proofs); presenting a term
-    to people folds them (``absint outputs``, :mod:`absint.reasoning.simplify`)."""
-
-    DECIDE = "decide"
-    PRESENT = "present"
-    #: applied to the monomials of one open guard, multiplied out, while deciding it (never
-    #: to facts): ``b*(a div b)`` as ``a - a mod b`` everywhere lost 191 corpus proofs (the
-    #: product's congruence as a multiple of ``b``), asked of a guard left open it costs none
-    EXPAND = "expand"
-
-
-@attrs.frozen(slots=True)
-class Rule:
-    name: str
-    kinds: tuple[Kind, ...]
-    #: (original term, rebuilt term) -> what the conditions and the result need, or None
-    match: Callable[[Term, Term], object | None]
-    conditions: Callable[[object, Normalize], Conditions]
-    result: Callable[[object, Normalize], Term]
-    #: when its conditions are not proved, no later rule is tried on the term
-    final: bool = False
-    #: its conditions are read from the keys the facts registered only: asking about a term
-    #: registers it, and the multiples ``k*b`` a row looks for would join blocks of atoms
-    #: (the polyhedra then see other slices) on every quotient the row tries
-    known_keys_only: bool = False
-    phase: Phase = Phase.DECIDE
 
 
 def _requires(build: Callable[[object], Term]) -> Callable[[object, Normalize], Conditions]:
@@ -75,9 +46,10 @@ def _requires(build: Callable[[object], Term]) -> Callable[[object, Normalize], 
     return conditions
 
 
-def _unconditional(m, normalize: Normalize) -> Conditions:
-    """The conditions of a row that holds at every point: none."""
-    return iter(())
+def _rule(name: str, kinds: tuple[Kind, ...], match, conditions, result, phase: Phase = Phase.DECIDE,
+          **flags) -> Row:
+    """A row of a phase the reasoner drives (DECIDE unless said)."""
+    return Row(name, phase, kinds, match, result, conditions, **flags)
 
 
 def _lazy(*alternatives: Callable[[], Term]) -> Iterator[Term]:
@@ -88,20 +60,28 @@ def _lazy(*alternatives: Callable[[], Term]) -> Iterator[Term]:
 # ---------------------------------------------------------------- (q*b) div b = q, (q*b) mod b = 0
 
 
+ExactQuotient = record("ExactQuotient", "kind divisor quotient",
+                       "``(q*b) div b`` or ``mod``: the divisor and the exact quotient of the dividend by it.")
+
+
 def _match_exact(t: Term, r: Term):
     if r.args[1].kind == CONST:
         return None
     a, b = r.args
     q = exact_quotient(a, b)
-    return None if q is None else (r.kind, b, q)
+    return None if q is None else ExactQuotient(r.kind, b, q)
 
 
-def _exact_result(m, normalize: Normalize) -> Term:
-    kind, _, q = m
-    return q if kind == DIV else T.ZERO
+def _exact_result(m: ExactQuotient, normalize: Normalize) -> Term:
+    return m.quotient if m.kind == DIV else T.ZERO
 
 
 # ---------------------------------------------------------------- (m*a) div (m*b) = a div b
+
+
+CommonFactor = record("CommonFactor", "kind factor common dividend divisor_scale divisor_monomial",
+                      "``(m*a) div (kb*pb)``: the common monomial ``factor`` (and its factors ``common``), the "
+                      "dividend's monomials with their coefficients, the divisor as ``kb*pb``.")
 
 
 def _match_common_factor(t: Term, r: Term):
@@ -118,31 +98,33 @@ def _match_common_factor(t: Term, r: Term):
     common = common_factors(list(coefs) + [pb])
     if not common:
         return None
-    return r.kind, T.mul(*common), common, coefs, kb, pb
+    return CommonFactor(r.kind, T.mul(*common), common, coefs, kb, pb)
 
 
-def _common_factor_conditions(m, normalize: Normalize) -> Conditions:
+def _common_factor_conditions(m: CommonFactor, normalize: Normalize) -> Conditions:
     """``m > 0`` (a negative ``m`` breaks ``0 <= remainder``), and the divisor left, ``b``,
     is not zero: ``(m*a) div 0`` and ``a div 0`` are unrelated unspecified values."""
-    _, factor, common, _, kb, pb = m
-    yield (T.gt(factor, T.ZERO),)
-    yield (T.ne(_kept_divisor(common, kb, pb), T.ZERO),)
+    yield (T.gt(m.factor, T.ZERO),)
+    yield (T.ne(_kept_divisor(m), T.ZERO),)
 
 
-def _kept_divisor(common: list[Term], kb, pb: Term) -> Term:
-    return T.scale(T.mul(T.ONE, *remove_factors(factors(pb), common)), kb)
+def _kept_divisor(m: CommonFactor) -> Term:
+    return T.scale(T.mul(T.ONE, *remove_factors(factors(m.divisor_monomial), m.common)), m.divisor_scale)
 
 
-def _common_factor_result(m, normalize: Normalize) -> Term:
-    kind, factor, common, coefs, kb, pb = m
-    a2 = divide_monomials(coefs.items(), common, 1)
-    b2 = _kept_divisor(common, kb, pb)
-    if kind == DIV:
+def _common_factor_result(m: CommonFactor, normalize: Normalize) -> Term:
+    a2 = divide_monomials(m.dividend.items(), m.common, 1)
+    b2 = _kept_divisor(m)
+    if m.kind == DIV:
         return normalize(T.div(a2, b2))
-    return T.mul(factor, normalize(T.mod(a2, b2)))
+    return T.mul(m.factor, normalize(T.mod(a2, b2)))
 
 
 # ---------------------------------------------------------------- (c*x) div (x div m) = c*m
+
+
+QuotientDivisor = record("QuotientDivisor", "kind divisor x by multiple",
+                         "``(c*x) div (x div m)``: the divisor ``x div m``, its ``x`` and ``m``, and ``c``.")
 
 
 def _match_quotient_divisor(t: Term, r: Term):
@@ -153,58 +135,56 @@ def _match_quotient_divisor(t: Term, r: Term):
     c = T.ONE if a is x else exact_quotient(a, x)
     if c is None or (m.kind == CONST and m.data == 0):
         return None
-    return r.kind, b, x, m, c
+    return QuotientDivisor(r.kind, b, x, m, c)
 
 
-def _quotient_divisor_conditions(m, normalize: Normalize) -> Conditions:
+def _quotient_divisor_conditions(m: QuotientDivisor, normalize: Normalize) -> Conditions:
     """``m`` divides ``x`` exactly (``x = m*(x div m)``; for a constant ``m``: ``x mod m = 0``)
     and the divisor ``x div m`` is not zero."""
-    _, b, x, d, _ = m
-    if d.kind == CONST:
-        yield (T.eq(T.mod(x, d), T.ZERO),)
+    if m.by.kind == CONST:
+        yield (T.eq(T.mod(m.x, m.by), T.ZERO),)
     else:
-        yield (normalize(T.eq(T.sub(x, T.mul(d, b)), T.ZERO)),)
-    yield (T.ne(b, T.ZERO),)
+        yield (normalize(T.eq(T.sub(m.x, T.mul(m.by, m.divisor)), T.ZERO)),)
+    yield (T.ne(m.divisor, T.ZERO),)
 
 
-def _quotient_divisor_result(m, normalize: Normalize) -> Term:
-    kind, _, _, d, c = m
-    return T.mul(c, d) if kind == DIV else T.ZERO
+def _quotient_divisor_result(m: QuotientDivisor, normalize: Normalize) -> Term:
+    return T.mul(m.multiple, m.by) if m.kind == DIV else T.ZERO
 
 
 # ---------------------------------------------------------------- x div y = 0 when 0 <= x < |y|
 
 
+Quotient = record("Quotient", "kind dividend divisor", "A quotient or remainder by a symbolic divisor.")
+
+
 def _match_range(t: Term, r: Term):
     a, b = r.args
-    return None if b.kind == CONST else (r.kind, a, b)
+    return None if b.kind == CONST else Quotient(r.kind, a, b)
 
 
-def _range_conditions(m, normalize: Normalize) -> Conditions:
-    _, a, b = m
+def _range_conditions(m: Quotient, normalize: Normalize) -> Conditions:
+    a, b = m.dividend, m.divisor
     yield (T.ge(a, T.ZERO),)
     yield _lazy(lambda: T.gt(b, a), lambda: T.lt(b, T.neg(a)))
 
 
-def _range_result(m, normalize: Normalize) -> Term:
-    kind, a, _ = m
-    return T.ZERO if kind == DIV else a
+def _range_result(m: Quotient, normalize: Normalize) -> Term:
+    return T.ZERO if m.kind == DIV else m.dividend
 
 
 # ---------------------------------------------------------------- b <= a < 2*b: a div b = 1, a mod b = a - b
 
 
-def _one_divisor_conditions(m, normalize: Normalize) -> Conditions:
+def _one_divisor_conditions(m: Quotient, normalize: Normalize) -> Conditions:
     """``b <= a`` and ``a < 2*b``, which together make ``b > 0``: then ``a = b*1 + (a - b)``
     with ``0 <= a - b < b`` (PyTorch's ``s mod (s - 1)`` with ``s >= 3`` is 1)."""
-    _, a, b = m
-    yield (T.le(b, a),)
-    yield (T.lt(T.sub(a, b), b),)
+    yield (T.le(m.divisor, m.dividend),)
+    yield (T.lt(T.sub(m.dividend, m.divisor), m.divisor),)
 
 
-def _one_divisor_result(m, normalize: Normalize) -> Term:
-    kind, a, b = m
-    return T.ONE if kind == DIV else normalize(T.sub(a, b))
+def _one_divisor_result(m: Quotient, normalize: Normalize) -> Term:
+    return T.ONE if m.kind == DIV else normalize(T.sub(m.dividend, m.divisor))
 
 
 # ---------------------------------------------------------------- k*b divides a: a mod b = 0, a div b = k*(a div (k*b))
@@ -218,10 +198,9 @@ def _known_multiple_conditions(ks: tuple[int, ...]) -> Callable[[object, Normali
     """``a mod (k*b) = 0`` known for one of ``ks``, and ``b != 0``: then ``a = k*b*q`` with
     ``q = a div (k*b)``, so ``a = b*(k*q) + 0`` and, ``b`` being non-zero, ``a div b = k*q`` and
     ``a mod b = 0`` by the uniqueness of SMT-LIB's division (``0 <= a mod b < |b|``)."""
-    def conditions(m, normalize: Normalize) -> Conditions:
-        _, a, b = m
-        yield tuple(T.eq(T.mod(a, T.scale(b, k)), T.ZERO) for k in ks)
-        yield (T.ne(b, T.ZERO),)
+    def conditions(m: Quotient, normalize: Normalize) -> Conditions:
+        yield tuple(T.eq(T.mod(m.dividend, T.scale(m.divisor, k)), T.ZERO) for k in ks)
+        yield (T.ne(m.divisor, T.ZERO),)
 
     return conditions
 
@@ -230,9 +209,8 @@ def _known_multiple_quotient(k: int) -> Callable[[object, Normalize], Term]:
     """``k*(a div (k*b))``, its quotient not normalised again: that would ask this row of
     ``a div (k*k*b)``, and so on while the remainders are known (a chain, never a loop, but
     one a planted unconditional row would follow forever)."""
-    def result(m, normalize: Normalize) -> Term:
-        _, a, b = m
-        return T.scale(T.div(a, T.scale(b, k)), k)
+    def result(m: Quotient, normalize: Normalize) -> Term:
+        return T.scale(T.div(m.dividend, T.scale(m.divisor, k)), k)
 
     return result
 
@@ -267,6 +245,10 @@ def _two_factors(t: Term, r: Term):
     return kr, (p.args, tuple(reversed(p.args)))
 
 
+ProductWithQuotient = record("ProductWithQuotient", "scale dividend divisor divisor_scale",
+                             "``scale*f*(dividend div divisor)`` with ``divisor = divisor_scale*f`` (a product).")
+
+
 def _match_exact_product(t: Term, r: Term):
     """``f*(a div b)`` with ``b = kb*f`` (a symbolic divisor), from a product."""
     kr, orders = _two_factors(t, r)
@@ -276,21 +258,19 @@ def _match_exact_product(t: Term, r: Term):
         a, b = g.args
         kb, pb = T.content(b)
         if pb is f:
-            return kr, a, b, kb
+            return ProductWithQuotient(kr, a, b, kb)
     return None
 
 
-def _exact_product_conditions(m, normalize: Normalize) -> Conditions:
-    _, a, b, _ = m
-    yield (T.ne(b, T.ZERO),)
-    yield (T.eq(normalize(T.mod(a, b)), T.ZERO),)
+def _exact_product_conditions(m: ProductWithQuotient, normalize: Normalize) -> Conditions:
+    yield (T.ne(m.divisor, T.ZERO),)
+    yield (T.eq(normalize(T.mod(m.dividend, m.divisor)), T.ZERO),)
 
 
-def _exact_product_result(m, normalize: Normalize) -> Term:
+def _exact_product_result(m: ProductWithQuotient, normalize: Normalize) -> Term:
     """Sound: for ``b != 0``, ``a = b*(a div b) + a mod b``; with the remainder 0,
     ``a = kb*(f*(a div b))`` is a multiple of ``kb`` whose exact quotient is ``f*(a div b)``."""
-    kr, a, _, kb = m
-    return T.scale(normalize(T.div(a, T.const(kb))), kr)
+    return T.scale(normalize(T.div(m.dividend, T.const(m.divisor_scale))), m.scale)
 
 
 # ---------------------------------------------------------------- b*(a div b) = a - a mod b
@@ -299,18 +279,21 @@ def _exact_product_result(m, normalize: Normalize) -> Term:
 def _match_divisor_times_quotient(t: Term, r: Term):
     """``k*b*(a div b)`` (or ``k*b*(a div -b)``) with a symbolic divisor, from a product."""
     m = _match_exact_product(t, r)
-    return m if m is not None and m[3] in (1, -1) else None
+    return m if m is not None and m.divisor_scale in (1, -1) else None
 
 
-def _divisor_times_quotient_result(m, normalize: Normalize) -> Term:
+def _divisor_times_quotient_result(m: ProductWithQuotient, normalize: Normalize) -> Term:
     """Sound for ``b != 0``: SMT-LIB's ``a = b*(a div b) + a mod b``, so ``b*(a div b)`` is
     ``a - a mod b``, whose remainder the layers bound (``0 <= a mod b < |b|``); with
     ``f = kb*b`` (``kb = ±1``), ``f*(a div b) = kb*(a - a mod b)``."""
-    kr, a, b, kb = m
-    return T.scale(T.sub(a, T.mod(a, b)), kr * kb)
+    return T.scale(T.sub(m.dividend, T.mod(m.dividend, m.divisor)), m.scale * m.divisor_scale)
 
 
 # ---------------------------------------------------------------- f*(a div c) = (f*a) div c when c divides a
+
+
+FactorTimesQuotient = record("FactorTimesQuotient", "scale factor dividend divisor",
+                             "``scale*factor*(dividend div divisor)``, the divisor a non-zero constant.")
 
 
 def _match_product_of_exact_quotient(t: Term, r: Term):
@@ -318,30 +301,32 @@ def _match_product_of_exact_quotient(t: Term, r: Term):
     kr, orders = _two_factors(t, r)
     for f, g in orders:
         if g.kind == DIV and g.args[1].kind == CONST and g.args[1].data != 0:
-            return kr, f, g.args[0], g.args[1]
+            return FactorTimesQuotient(kr, f, g.args[0], g.args[1])
     return None
 
 
-def _product_of_exact_quotient_conditions(m, normalize: Normalize) -> Conditions:
+def _product_of_exact_quotient_conditions(m: FactorTimesQuotient, normalize: Normalize) -> Conditions:
     """``c`` divides ``a``, and the facts know ``(f*a) mod c`` to be 0 as well: the product is
     rewritten only where it meets a quantity they track (rewritten everywhere, a product of
     two quotients loses the interval bound of its factors: 52 proofs of the corpus). An expand
     row: in the normal form, the product changed keys once the remainders became known, and
     a bound stated on it before was no longer read (proofs release a04f2a6 had)."""
-    _, f, a, c = m
-    yield (T.eq(T.mod(a, c), T.ZERO),)
-    yield (T.eq(T.mod(T.mul(f, a), c), T.ZERO),)
+    yield (T.eq(T.mod(m.dividend, m.divisor), T.ZERO),)
+    yield (T.eq(T.mod(T.mul(m.factor, m.dividend), m.divisor), T.ZERO),)
 
 
-def _product_of_exact_quotient_result(m, normalize: Normalize) -> Term:
+def _product_of_exact_quotient_result(m: FactorTimesQuotient, normalize: Normalize) -> Term:
     """Sound when ``a mod c = 0``: ``a = c*q``, so ``f*a = c*(f*q)`` exactly and
     ``(f*a) div c = f*q = f*(a div c)`` (PyTorch's ``s0*(s30 // 8)`` after ``s30 % 8 == 0``,
     compared with ``s30*s0``, whose remainder by 8 is known)."""
-    kr, f, a, c = m
-    return T.scale(normalize(T.div(T.mul(f, a), c)), kr)
+    return T.scale(normalize(T.div(T.mul(m.factor, m.dividend), m.divisor)), m.scale)
 
 
 # ---------------------------------------------------------------- k*(a div c) + R = (k/c)*a + R when c divides a
+
+
+MultipleInSum = record("MultipleInSum", "sum index dividend divisor",
+                       "A sum whose ``index``-th term is a multiple of ``dividend div divisor``.")
 
 
 def _match_exact_quotient_in_sum(t: Term, r: Term):
@@ -353,26 +338,27 @@ def _match_exact_quotient_in_sum(t: Term, r: Term):
         if q.kind == DIV:
             c = q.args[1]
             if c.kind == CONST and c.data != 0 and coefs[i] % c.data == 0:
-                return r, i, q.args[0], c
+                return MultipleInSum(r, i, q.args[0], c)
     return None
 
 
-def _exact_quotient_in_sum_conditions(m, normalize: Normalize) -> Conditions:
-    _, _, a, c = m
-    yield (T.eq(T.mod(a, c), T.ZERO),)
+def _exact_quotient_in_sum_conditions(m: MultipleInSum, normalize: Normalize) -> Conditions:
+    yield (T.eq(T.mod(m.dividend, m.divisor), T.ZERO),)
 
 
-def _exact_quotient_in_sum_result(m, normalize: Normalize) -> Term:
+def _exact_quotient_in_sum_result(m: MultipleInSum, normalize: Normalize) -> Term:
     """Sound when ``a mod c = 0``: ``a = c*(a div c)``, so ``k*(a div c) = (k/c)*a`` exactly
     (PyTorch's ``s36 - 8*(s0*(s30 // 8))`` after ``s30 % 8 == 0``, against ``s36 != s30*s0``)."""
-    r, i, a, c = m
-    coefs, const = r.data
-    k = coefs[i]
-    rest = [T.scale(b, v) for j, (b, v) in enumerate(zip(r.args, coefs)) if j != i]
-    return normalize(T.add(T.const(const, r.sort), T.scale(a, k // c.data), *rest))
+    coefs, const = m.sum.data
+    k = coefs[m.index]
+    rest = [T.scale(b, v) for j, (b, v) in enumerate(zip(m.sum.args, coefs)) if j != m.index]
+    return normalize(T.add(T.const(const, m.sum.sort), T.scale(m.dividend, k // m.divisor.data), *rest))
 
 
 # ---------------------------------------------------------------- d*(a / d) = a
+
+
+RealProduct = record("RealProduct", "scale dividend divisor", "``scale*divisor*(dividend / divisor)``.")
 
 
 def _match_real_product(t: Term, r: Term):
@@ -380,11 +366,15 @@ def _match_real_product(t: Term, r: Term):
     kr, orders = _two_factors(t, r)
     for f, g in orders:
         if g.kind == RDIV and g.args[1] is f:
-            return kr, g.args[0], f
+            return RealProduct(kr, g.args[0], f)
     return None
 
 
 # ---------------------------------------------------------------- to_real(a)*to_real(b) = to_real(a*b)
+
+
+EmbeddedProduct = record("EmbeddedProduct", "scale product",
+                         "``scale*to_real(a)*to_real(b)...``: ``product`` is the product of the embeddings.")
 
 
 def _match_product_of_embeddings(t: Term, r: Term):
@@ -394,14 +384,13 @@ def _match_product_of_embeddings(t: Term, r: Term):
     kr, p = T.content(r)
     if p.kind != MUL or any(f.kind != TO_REAL for f in p.args):
         return None
-    return kr, p
+    return EmbeddedProduct(kr, p)
 
 
-def _embedded_product(m, normalize: Normalize) -> Term:
+def _embedded_product(m: EmbeddedProduct, normalize: Normalize) -> Term:
     """Exact: the embedding of the integers into the reals keeps products
     (PyTorch's ``ToFloat(u2)*ToFloat(u3)`` against ``ToFloat(u0*u1)``)."""
-    kr, p = m
-    return T.scale(T.to_real(normalize(T.mul(*(f.args[0] for f in p.args)))), kr)
+    return T.scale(T.to_real(normalize(T.mul(*(f.args[0] for f in m.product.args)))), m.scale)
 
 
 # ---------------------------------------------------------------- a Real comparison of embedded integers
@@ -423,6 +412,10 @@ def _embedded_comparison(r, normalize: Normalize) -> Term:
 # ---------------------------------------------------------------- m*a <op> m*b  iff  a <op> b
 
 
+CommonComparison = record("CommonComparison", "comparison factor common",
+                          "``m*a <op> m*b``: the comparison, its common monomial ``factor`` and that one's factors.")
+
+
 def _match_common_comparison(t: Term, r: Term):
     """``m*a <op> m*b`` (no constant term) with a common monomial factor ``m``."""
     x = r.args[0]
@@ -436,15 +429,14 @@ def _match_common_comparison(t: Term, r: Term):
     common = common_factors(x.args)
     if not common:
         return None
-    return r, T.mul(*common), common
+    return CommonComparison(r, T.mul(*common), common)
 
 
-def _cancelled(sign: int) -> Callable[[object, Normalize], Term]:
-    def result(m, normalize: Normalize) -> Term:
-        r, _, common = m
-        x = r.args[0]
-        reduced = divide_monomials(zip(x.args, x.data[0]), common, sign)
-        return normalize(T.rebuild(r, (reduced,)))
+def _cancelled(sign: int) -> Callable[[CommonComparison, Normalize], Term]:
+    def result(m: CommonComparison, normalize: Normalize) -> Term:
+        x = m.comparison.args[0]
+        reduced = divide_monomials(zip(x.args, x.data[0]), m.common, sign)
+        return normalize(T.rebuild(m.comparison, (reduced,)))
 
     return result
 
@@ -461,11 +453,11 @@ def _ordered(first: bool) -> Callable[[object, Normalize], Conditions]:
     return conditions
 
 
-def _match_min_max(t: Term, r: Term):
-    return r
-
-
 # ---------------------------------------------------------------- a/d <op> 0  iff  a <op> 0 (d > 0)
+
+
+RealQuotient = record("RealQuotient", "comparison divisor coefs constant quotient",
+                      "A Real comparison ``k*(a / d) + R <op> 0``: the sum's monomials and constant, the quotient.")
 
 
 def _match_real_quotient(t: Term, r: Term):
@@ -478,22 +470,21 @@ def _match_real_quotient(t: Term, r: Term):
     if len(quotients) != 1:
         return None
     q = quotients[0]
-    return r, q.args[1], coefs, c, q
+    return RealQuotient(r, q.args[1], coefs, c, q)
 
 
-def _real_quotient_conditions(m, normalize: Normalize) -> Conditions:
-    r, d = m[0], m[1]
-    yield (T.ne(d, T.ZERO) if r.kind in (EQ, NE) else T.gt(d, T.ZERO),)
+def _real_quotient_conditions(m: RealQuotient, normalize: Normalize) -> Conditions:
+    yield (T.ne(m.divisor, T.ZERO) if m.comparison.kind in (EQ, NE) else T.gt(m.divisor, T.ZERO),)
 
 
-def _real_quotient_result(m, normalize: Normalize) -> Term:
+def _real_quotient_result(m: RealQuotient, normalize: Normalize) -> Term:
     """Sound: for ``d != 0``, ``(a / d)*d = a``, so ``x = 0`` iff ``x*d = 0``; and for
     ``d > 0`` multiplying by ``d`` keeps the order. SMT-LIB's ``a / 0`` (unspecified) is
     excluded by the condition."""
-    r, d, coefs, c, q = m
-    parts = [T.scale(q.args[0], coefs[q])] + [T.scale(T.mul(a, d), v) for a, v in coefs.items() if a is not q]
-    cleared = T.add(T.scale(d, c), *parts)
-    return normalize(_integral(r.kind, cleared) or T.rebuild(r, (cleared,)))
+    d, q = m.divisor, m.quotient
+    parts = [T.scale(q.args[0], m.coefs[q])] + [T.scale(T.mul(a, d), v) for a, v in m.coefs.items() if a is not q]
+    cleared = T.add(T.scale(d, m.constant), *parts)
+    return normalize(_integral(m.comparison.kind, cleared) or T.rebuild(m.comparison, (cleared,)))
 
 
 def _integral(kind: Kind, s: Term) -> Term | None:
@@ -504,7 +495,7 @@ def _integral(kind: Kind, s: Term) -> Term | None:
     split = T.as_int_over(s)
     if split is None:
         return None
-    return {LE: T.le, LT: T.lt, EQ: T.eq, NE: T.ne}[kind](split[0], T.ZERO)
+    return {LE: T.le, LT: T.lt, EQ: T.eq, NE: T.ne}[kind](split.numerator, T.ZERO)
 
 
 # ---------------------------------------------------------------- and/or members another makes redundant
@@ -575,6 +566,9 @@ def _at_value(t: Term, atom: Term, value: Term) -> Term:
 Thinning = Callable[[Kind, dict[int, Term]], dict[int, Term]]
 
 
+Thinned = record("Thinned", "kind kept", "An and/or and the members it keeps.")
+
+
 def _match_subsumed(thin: Thinning) -> Callable[[Term, Term], object | None]:
     """An and/or whose members ``thin`` (its kind, its members by id -> those kept) thins:
     ``(its kind, the kept members)``, or None."""
@@ -583,15 +577,108 @@ def _match_subsumed(thin: Thinning) -> Callable[[Term, Term], object | None]:
             return None
         seen = {a.id: a for a in r.args}
         kept = thin(r.kind, dict(seen))
-        return None if len(kept) == len(seen) else (r.kind, tuple(kept.values()))
+        return None if len(kept) == len(seen) else Thinned(r.kind, tuple(kept.values()))
 
     return match
 
 
-def _junction_of(m, normalize: Normalize) -> Term:
+def _junction_of(m: Thinned, normalize: Normalize) -> Term:
     """The thinned junction, normalised again: the other row may thin it further."""
-    kind, kept = m
-    return normalize(T.and_(*kept) if kind == AND else T.or_(*kept))
+    return normalize(T.and_(*m.kept) if m.kind == AND else T.or_(*m.kept))
+
+
+# ---------------------------------------------------------------- an open guard: bounds on its max/min or quotient
+# Rows of one open comparison while it is decided (never of facts: they keep their atoms,
+# whose value bounds feed the network, and only open guards pay), their conditions read from
+# the bounds the network holds, registering nothing (the reasoner's ``_expanded``).
+#
+# ``k*max(a, b) + R <= 0`` with ``k > 0`` holds exactly when ``k*a + R <= 0`` and
+# ``k*b + R <= 0``; a ``min`` with ``k < 0`` likewise; the other two signs give an ``or``
+# (``min(a, b) <= s`` iff ``a <= s`` or ``b <= s``). The polyhedral layer sees ``max(a, b)``
+# only as an atom above ``a`` and ``b``: PyTorch's ``if max(a, b) <= size`` after
+# ``a + b <= size`` is UNKNOWN without the row, while each conjunct is a question isl answers.
+#
+# For ``b > 0``, ``q = a div b`` is the ``q`` with ``a = b*q + r``, ``0 <= r < b``: ``q <= c``
+# iff ``a < (c + 1)*b`` and ``q >= c`` iff ``a >= c*b``; ``q = c`` is both, ``q != c`` its
+# negation; where ``a mod b = 0``, ``a = b*q`` and the bounds are exact (``q <= c`` iff
+# ``a <= c*b``). PyTorch's export asks ``(s*t) div (s - 1) == 1`` after
+# ``(s*t) mod (s - 1) == 0`` with ``s >= 3``, ``t >= 2``; only the bound ``s*t >= 2*(s - 1)``
+# (which the product layer gives) refutes it, and the layers see the quotient as an atom.
+
+
+ExtremumBound = record("ExtremumBound", "comparison extremum scale rest",
+                       "``scale*extremum + rest <op> 0``, the extremum the sum's first max/min atom.")
+
+
+def _match_extremum_bound(t: Term, r: Term) -> ExtremumBound | None:
+    x = r.args[0]
+    coefs, c = T.linear_parts(x)
+    atom = next((a for a in coefs if a.kind in (MIN, MAX)), None)
+    if atom is None:
+        return None
+    k = coefs.pop(atom)
+    return ExtremumBound(r, atom, k, T.make_linear(x.sort, coefs, c))
+
+
+def _operand_bounds(m: ExtremumBound, normalize: Normalize) -> Term:
+    build = T.le if m.comparison.kind == LE else T.lt
+    sides = [build(T.add(T.scale(arg, m.scale), m.rest), T.ZERO) for arg in m.extremum.args]
+    conjunctive = (m.extremum.kind == MAX) == (m.scale > 0)
+    return T.and_(*sides) if conjunctive else T.or_(*sides)
+
+
+QuotientComparison = record("QuotientComparison", "kind dividend divisor scale constant",
+                            "``scale*(dividend div divisor) + constant <kind> 0``, an Int comparison.")
+
+
+def _match_quotient_comparison(t: Term, r: Term) -> QuotientComparison | None:
+    """A symbolic divisor; an (dis)equality only where ``scale*q = -constant`` has an integer
+    solution (else the layers decide it already)."""
+    x = r.args[0]
+    if x.sort is not INT:
+        return None
+    coefs, c = T.linear_parts(x)
+    if len(coefs) != 1:
+        return None
+    (q, k), = coefs.items()
+    if q.kind != DIV or q.args[1].kind == CONST or (r.kind in (EQ, NE) and c % k):
+        return None
+    return QuotientComparison(r.kind, q.args[0], q.args[1], k, c)
+
+
+def _positive_divisor(m: QuotientComparison, normalize: Normalize) -> Conditions:
+    yield (T.gt(m.divisor, T.ZERO),)
+
+
+def _positive_exact_divisor(m: QuotientComparison, normalize: Normalize) -> Conditions:
+    yield (T.gt(m.divisor, T.ZERO),)
+    yield (T.eq(T.mod(m.dividend, m.divisor), T.ZERO),)
+
+
+def _dividend_bounds(exact: bool) -> Callable[[QuotientComparison, Normalize], Term]:
+    def result(m: QuotientComparison, normalize: Normalize) -> Term:
+        a, b, k, r = m.dividend, m.divisor, m.scale, m.constant
+        if m.kind in (EQ, NE):
+            c = -r // k
+            inside = T.eq(a, T.scale(b, c)) if exact else T.and_(T.ge(a, T.scale(b, c)), T.lt(a, T.scale(b, c + 1)))
+            return inside if m.kind == EQ else T.not_(inside)
+        bound = -r - (1 if m.kind == LT else 0)  # k*q <= bound
+        if k < 0:
+            return T.ge(a, T.scale(b, -(bound // -k)))  # q >= ceil(bound / k)
+        c = bound // k  # q <= c
+        return T.le(a, T.scale(b, c)) if exact else T.lt(a, T.scale(b, c + 1))
+
+    return result
+
+
+GUARD_ROWS = (
+    _rule("a bound on a max/min is the and/or of bounds on its operands", (LE, LT), _match_extremum_bound, None,
+          _operand_bounds, Phase.EXPAND),
+    _rule("a quotient by a positive divisor that divides compared is exact bounds on the dividend",
+          (LE, LT, EQ, NE), _match_quotient_comparison, _positive_exact_divisor, _dividend_bounds(True), Phase.EXPAND),
+    _rule("a quotient by a positive divisor compared is bounds on the dividend", (LE, LT, EQ, NE),
+          _match_quotient_comparison, _positive_divisor, _dividend_bounds(False), Phase.EXPAND),
+)
 
 
 # ---------------------------------------------------------------- presentation: constant divisions folded
@@ -606,23 +693,30 @@ def positive_constant(t: Term) -> bool:
     return t.kind == CONST and t.sort is INT and t.data > 0
 
 
-def _by_positive_constant(t: Term, r: Term):
-    return (r.args[0], r.args[1].data) if positive_constant(r.args[1]) else None
+ConstantDivision = record("ConstantDivision", "dividend divisor content",
+                          "``dividend div divisor`` (or ``mod``) by a positive constant, the common ``content`` taken "
+                          "out of both.")
+SumWithQuotient = record("SumWithQuotient", "sum quotient",
+                         "A sum and its one quotient by a positive constant that a presentation row folds.")
 
 
-def _match_nested_quotient(t: Term, r: Term):
+def _by_positive_constant(t: Term, r: Term) -> ConstantDivision | None:
+    return ConstantDivision(r.args[0], r.args[1].data, 1) if positive_constant(r.args[1]) else None
+
+
+def _match_nested_quotient(t: Term, r: Term) -> ConstantDivision | None:
     """``(z div a + k) div d`` (one atom, coefficient 1, ``a > 0``, ``d > 0``)."""
     m = _by_positive_constant(t, r)
     if m is None:
         return None
-    coefs, k = T.linear_parts(m[0])
+    coefs, k = T.linear_parts(m.dividend)
     if len(coefs) != 1:
         return None
     (inner, v), = coefs.items()
     if v != 1 or inner.kind != DIV or not positive_constant(inner.args[1]):
         return None
     a = inner.args[1].data
-    return T.add(inner.args[0], T.const(k * a)), a * m[1]
+    return ConstantDivision(T.add(inner.args[0], T.const(k * a)), a * m.divisor, 1)
 
 
 def content_gcd(x: Term, d: int) -> int:
@@ -636,164 +730,140 @@ def _divide_all(x: Term, g: int) -> Term:
     return T.make_linear(INT, {a: v // g for a, v in coefs.items()}, k // g)
 
 
-def _match_common_content(t: Term, r: Term):
+def _match_common_content(t: Term, r: Term) -> ConstantDivision | None:
     m = _by_positive_constant(t, r)
     if m is None:
         return None
-    g = content_gcd(*m)
-    return None if g == 1 else (_divide_all(m[0], g), m[1] // g, g)
+    g = content_gcd(m.dividend, m.divisor)
+    return None if g == 1 else ConstantDivision(_divide_all(m.dividend, g), m.divisor // g, g)
 
 
 def _mod_by_multiple(t: Term, d: int) -> bool:
     return t.kind == MOD and positive_constant(t.args[1]) and t.args[1].data % d == 0
 
 
-def _match_inner_remainder(t: Term, r: Term):
+def _match_inner_remainder(t: Term, r: Term) -> ConstantDivision | None:
     """``... + z mod (m*d) + ...`` inside a remainder by ``d``."""
     m = _by_positive_constant(t, r)
     if m is None:
         return None
-    x, d = m
-    coefs, k = T.linear_parts(x)
+    d = m.divisor
+    coefs, k = T.linear_parts(m.dividend)
     if not any(_mod_by_multiple(a, d) for a in coefs):
         return None
-    return T.add(T.const(k), *(T.scale(a.args[0] if _mod_by_multiple(a, d) else a, v) for a, v in coefs.items())), d
+    return ConstantDivision(
+        T.add(T.const(k), *(T.scale(a.args[0] if _mod_by_multiple(a, d) else a, v) for a, v in coefs.items())), d, 1)
 
 
-def _match_quotient_in_sum(t: Term, r: Term):
+def _match_quotient_in_sum(t: Term, r: Term) -> SumWithQuotient | None:
     """A sum (what ``x div d`` splits into: ``q + r div d``) with one quotient by a positive
     constant that a presentation row folds."""
     atoms = [a for a in T.linear_parts(r)[0] if a.kind == DIV and positive_constant(a.args[1])]
     if len(atoms) != 1 or not any(row.match(atoms[0], atoms[0]) for row in PRESENT_BY_KIND[DIV]):
         return None
-    return r, atoms[0]
+    return SumWithQuotient(r, atoms[0])
 
 
-def _quotient_in_sum_folded(m, present: Normalize) -> Term:
-    r, a = m
-    coefs, k = T.linear_parts(r)
-    return T.add(T.const(k), *(T.scale(present(a) if b is a else b, v) for b, v in coefs.items()))
+def _quotient_in_sum_folded(m: SumWithQuotient, present: Normalize) -> Term:
+    coefs, k = T.linear_parts(m.sum)
+    return T.add(T.const(k), *(T.scale(present(m.quotient) if b is m.quotient else b, v) for b, v in coefs.items()))
+
+
+def _presented(kind: Kind, m: ConstantDivision, present: Normalize) -> Term:
+    """``dividend div divisor`` (``mod``: times the content), presented again."""
+    if kind == DIV:
+        return present(T.div(m.dividend, T.const(m.divisor)))
+    return T.scale(present(T.mod(m.dividend, T.const(m.divisor))), m.content)
 
 
 PRESENTATION_ROWS = (
-    Rule("nested constant quotients are one quotient", (DIV,), _match_nested_quotient, _unconditional,
-         lambda m, present: present(T.div(m[0], T.const(m[1]))), phase=Phase.PRESENT),
-    Rule("a common content leaves a smaller constant quotient", (DIV,), _match_common_content, _unconditional,
-         lambda m, present: present(T.div(m[0], T.const(m[1]))), phase=Phase.PRESENT),
-    Rule("a remainder by a multiple inside a constant remainder is its dividend", (MOD,), _match_inner_remainder,
-         _unconditional, lambda m, present: present(T.mod(m[0], T.const(m[1]))), phase=Phase.PRESENT),
-    Rule("a common content leaves a smaller constant remainder", (MOD,), _match_common_content, _unconditional,
-         lambda m, present: T.scale(present(T.mod(m[0], T.const(m[1]))), m[2]), phase=Phase.PRESENT),
-    Rule("the one constant quotient of a sum folded", (LIN,), _match_quotient_in_sum, _unconditional,
-         _quotient_in_sum_folded, phase=Phase.PRESENT),
+    _rule("nested constant quotients are one quotient", (DIV,), _match_nested_quotient, None,
+          lambda m, present: _presented(DIV, m, present), Phase.PRESENT),
+    _rule("a common content leaves a smaller constant quotient", (DIV,), _match_common_content, None,
+          lambda m, present: _presented(DIV, m, present), Phase.PRESENT),
+    _rule("a remainder by a multiple inside a constant remainder is its dividend", (MOD,), _match_inner_remainder,
+          None, lambda m, present: _presented(MOD, m, present), Phase.PRESENT),
+    _rule("a common content leaves a smaller constant remainder", (MOD,), _match_common_content, None,
+          lambda m, present: _presented(MOD, m, present), Phase.PRESENT),
+    _rule("the one constant quotient of a sum folded", (LIN,), _match_quotient_in_sum, None,
+          _quotient_in_sum_folded, Phase.PRESENT),
 )
 
 
 #: the table; for one term the rows of its kind are tried in order, the first proved wins
-RULES: tuple[Rule, ...] = (
-    Rule("exact quotient", (DIV, MOD), _match_exact,
-         _requires(lambda m: T.ne(m[1], T.ZERO)), _exact_result, final=True),
-    Rule("common factor of dividend and divisor", (DIV, MOD), _match_common_factor,
-         _common_factor_conditions, _common_factor_result),
-    Rule("divisor is an exact quotient of the dividend", (DIV, MOD), _match_quotient_divisor,
-         _quotient_divisor_conditions, _quotient_divisor_result),
-    Rule("dividend below the divisor", (DIV, MOD), _match_range, _range_conditions, _range_result),
-    Rule("dividend between one and two divisors", (DIV, MOD), _match_range, _one_divisor_conditions,
-         _one_divisor_result),
-    Rule("remainder by a divisor of a known multiple", (MOD,), _match_range,
-         _known_multiple_conditions(MULTIPLES), lambda m, normalize: T.ZERO, known_keys_only=True),
-    *(Rule(f"quotient by a divisor of a known multiple ({k}*b)", (DIV,), _match_range,
-           _known_multiple_conditions((k,)), _known_multiple_quotient(k), known_keys_only=True)
+RULES: tuple[Row, ...] = (
+    _rule("exact quotient", (DIV, MOD), _match_exact,
+          _requires(lambda m: T.ne(m.divisor, T.ZERO)), _exact_result, final=True),
+    _rule("common factor of dividend and divisor", (DIV, MOD), _match_common_factor,
+          _common_factor_conditions, _common_factor_result),
+    _rule("divisor is an exact quotient of the dividend", (DIV, MOD), _match_quotient_divisor,
+          _quotient_divisor_conditions, _quotient_divisor_result),
+    _rule("dividend below the divisor", (DIV, MOD), _match_range, _range_conditions, _range_result),
+    _rule("dividend between one and two divisors", (DIV, MOD), _match_range, _one_divisor_conditions,
+          _one_divisor_result),
+    _rule("remainder by a divisor of a known multiple", (MOD,), _match_range,
+          _known_multiple_conditions(MULTIPLES), lambda m, normalize: T.ZERO, known_keys_only=True),
+    *(_rule(f"quotient by a divisor of a known multiple ({k}*b)", (DIV,), _match_range,
+            _known_multiple_conditions((k,)), _known_multiple_quotient(k), known_keys_only=True)
       for k in MULTIPLES),
-    Rule("ite of a proved condition is its first branch", (ITE,), _itself, _ite_branch(True),
-         lambda r, normalize: r.args[1]),
-    Rule("ite of a refuted condition is its second branch", (ITE,), _itself, _ite_branch(False),
-         lambda r, normalize: r.args[2]),
-    Rule("min/max of ordered operands is the first", (MIN, MAX), _match_min_max, _ordered(True),
-         lambda r, normalize: r.args[0]),
-    Rule("min/max of ordered operands is the second", (MIN, MAX), _match_min_max, _ordered(False),
-         lambda r, normalize: r.args[1]),
-    Rule("divisor times its quotient is the dividend less the remainder", (MUL,), _match_divisor_times_quotient,
-         _requires(lambda m: T.ne(m[2], T.ZERO)), _divisor_times_quotient_result, phase=Phase.EXPAND),
-    Rule("divisor times its exact quotient", (MUL, LIN), _match_exact_product,
-         _exact_product_conditions, _exact_product_result, final=True),
-    Rule("factor times an exact quotient by a constant", (MUL,), _match_product_of_exact_quotient,
-         _product_of_exact_quotient_conditions, _product_of_exact_quotient_result, known_keys_only=True,
-         phase=Phase.EXPAND),
-    Rule("multiple of an exact quotient by a constant in a sum", (LIN,), _match_exact_quotient_in_sum,
-         _exact_quotient_in_sum_conditions, _exact_quotient_in_sum_result, known_keys_only=True),
-    Rule("divisor times its real quotient", (MUL, LIN), _match_real_product,
-         _requires(lambda m: T.ne(m[2], T.ZERO)), lambda m, normalize: T.scale(m[1], m[0]), final=True),
-    Rule("a product of embedded integers is the embedded product", (MUL, LIN), _match_product_of_embeddings,
-         _unconditional, _embedded_product),
-    Rule("cancel a non-zero common factor", (EQ, NE), _match_common_comparison,
-         _requires(lambda m: T.ne(m[1], T.ZERO)), _cancelled(1), final=True),
-    Rule("cancel a positive common factor", (LE, LT), _match_common_comparison,
-         _requires(lambda m: T.gt(m[1], T.ZERO)), _cancelled(1)),
-    Rule("cancel a negative common factor (flips the inequality)", (LE, LT), _match_common_comparison,
-         _requires(lambda m: T.lt(m[1], T.ZERO)), _cancelled(-1)),
-    Rule("a real comparison of embedded integers is an integer comparison", (EQ, NE, LE, LT),
-         _match_embedded_comparison, _unconditional, _embedded_comparison),
-    Rule("clear a real denominator", (EQ, NE, LE, LT), _match_real_quotient,
-         _real_quotient_conditions, _real_quotient_result),
-    Rule("an and/or keeps one bound per linear form", (AND, OR),
-         _match_subsumed(lambda kind, seen: one_bound_per_form(kind, seen)), _unconditional, _junction_of),
-    Rule("an or drops an equality another disjunct holds at", (OR,),
-         _match_subsumed(lambda kind, seen: absorbed_equalities(seen)), _unconditional, _junction_of),
+    _rule("ite of a proved condition is its first branch", (ITE,), _itself, _ite_branch(True),
+          lambda r, normalize: r.args[1]),
+    _rule("ite of a refuted condition is its second branch", (ITE,), _itself, _ite_branch(False),
+          lambda r, normalize: r.args[2]),
+    _rule("min/max of ordered operands is the first", (MIN, MAX), _itself, _ordered(True),
+          lambda r, normalize: r.args[0]),
+    _rule("min/max of ordered operands is the second", (MIN, MAX), _itself, _ordered(False),
+          lambda r, normalize: r.args[1]),
+    _rule("divisor times its quotient is the dividend less the remainder", (MUL,), _match_divisor_times_quotient,
+          _requires(lambda m: T.ne(m.divisor, T.ZERO)), _divisor_times_quotient_result, Phase.EXPAND),
+    _rule("divisor times its exact quotient", (MUL, LIN), _match_exact_product,
+          _exact_product_conditions, _exact_product_result, final=True),
+    _rule("factor times an exact quotient by a constant", (MUL,), _match_product_of_exact_quotient,
+          _product_of_exact_quotient_conditions, _product_of_exact_quotient_result, Phase.EXPAND,
+          known_keys_only=True),
+    _rule("multiple of an exact quotient by a constant in a sum", (LIN,), _match_exact_quotient_in_sum,
+          _exact_quotient_in_sum_conditions, _exact_quotient_in_sum_result, known_keys_only=True),
+    _rule("divisor times its real quotient", (MUL, LIN), _match_real_product,
+          _requires(lambda m: T.ne(m.divisor, T.ZERO)), lambda m, normalize: T.scale(m.dividend, m.scale),
+          final=True),
+    _rule("a product of embedded integers is the embedded product", (MUL, LIN), _match_product_of_embeddings,
+          None, _embedded_product),
+    _rule("cancel a non-zero common factor", (EQ, NE), _match_common_comparison,
+          _requires(lambda m: T.ne(m.factor, T.ZERO)), _cancelled(1), final=True),
+    _rule("cancel a positive common factor", (LE, LT), _match_common_comparison,
+          _requires(lambda m: T.gt(m.factor, T.ZERO)), _cancelled(1)),
+    _rule("cancel a negative common factor (flips the inequality)", (LE, LT), _match_common_comparison,
+          _requires(lambda m: T.lt(m.factor, T.ZERO)), _cancelled(-1)),
+    _rule("a real comparison of embedded integers is an integer comparison", (EQ, NE, LE, LT),
+          _match_embedded_comparison, None, _embedded_comparison),
+    _rule("clear a real denominator", (EQ, NE, LE, LT), _match_real_quotient,
+          _real_quotient_conditions, _real_quotient_result),
+    _rule("an and/or keeps one bound per linear form", (AND, OR),
+          _match_subsumed(lambda kind, seen: one_bound_per_form(kind, seen)), None, _junction_of),
+    _rule("an or drops an equality another disjunct holds at", (OR,),
+          _match_subsumed(lambda kind, seen: absorbed_equalities(seen)), None, _junction_of),
+    *GUARD_ROWS,
     *PRESENTATION_ROWS,
 )
-
-
-def _by_kind(phase: Phase) -> dict[Kind, tuple[Rule, ...]]:
-    """A phase's rows by the kind they apply to, in table order."""
-    out: dict[Kind, tuple[Rule, ...]] = {}
-    for rule in RULES:
-        if rule.phase is phase:
-            for kind in rule.kinds:
-                out[kind] = out.get(kind, ()) + (rule,)
-    return out
-
+#: every rewrite row of every phase: the constructors' (CONSTRUCT), then this table's
+ROWS: tuple[Row, ...] = T.CONSTRUCTION + RULES
 
 #: the rows the normal form applies (their conditions asked of layers 0-1)
-DECIDING: tuple[Rule, ...] = tuple(r for r in RULES if r.phase is Phase.DECIDE)
-BY_KIND = _by_kind(Phase.DECIDE)
+DECIDING: tuple[Row, ...] = tuple(r for r in RULES if r.phase is Phase.DECIDE)
+BY_KIND = by_kind(RULES, Phase.DECIDE)
 #: the rows presentation applies, exact for every integer
-PRESENT_BY_KIND = _by_kind(Phase.PRESENT)
-#: the rows an open guard's monomials meet (:meth:`NormalForm.rewrite_monomials`)
-EXPANDING: tuple[Rule, ...] = tuple(r for r in RULES if r.phase is Phase.EXPAND)
-EXPAND_BY_KIND = _by_kind(Phase.EXPAND)
+PRESENT_BY_KIND = by_kind(RULES, Phase.PRESENT)
+#: the rows an open guard (a comparison) and its monomials (products) meet while it is decided
+EXPANDING: tuple[Row, ...] = tuple(r for r in RULES if r.phase is Phase.EXPAND)
+EXPAND_BY_KIND = by_kind(RULES, Phase.EXPAND)
 
 
-Proved = Callable[[Rule, object], bool]
-
-
-def first_applicable(rows: tuple[Rule, ...], t: Term, r: Term, proved: Proved) -> tuple[Rule | None, object, bool]:
-    """The engine of every phase: the first row that matches ``r`` (rebuilt from ``t``) and
-    whose conditions ``proved`` accepts, what it matched, and whether a matching row before
-    it was left unproved. Rows sharing a match function match once; a ``final`` row left
-    unproved stops the search."""
-    matches: dict[object, object] = {}
-    unproved = False
-    for rule in rows:
-        m = matches.get(rule.match, matches)
-        if m is matches:
-            m = matches[rule.match] = rule.match(t, r)
-        if m is None:
-            continue
-        if proved(rule, m):
-            return rule, m, unproved
-        unproved = True
-        if rule.final:
-            break
-    return None, None, unproved
-
-
-def rewrite_exact(t: Term, by_kind: dict[Kind, tuple[Rule, ...]]) -> Term:
+def rewrite_exact(t: Term, by_kind: dict[Kind, tuple[Row, ...]]) -> Term:
     """``t`` rewritten by the unconditional rows of a phase until none applies (a row's
     result presents the terms it builds the same way)."""
     present = lambda s: rewrite_exact(s, by_kind)  # noqa: E731
     while True:
-        rule, m, _ = first_applicable(by_kind.get(t.kind, ()), t, t, lambda rule, m: True)
-        if rule is None:
+        out = rewrite(by_kind.get(t.kind, ()), (t, t), present)
+        if out is None:
             return t
-        t = rule.result(m, present)
+        t = out

@@ -11,7 +11,9 @@ The pass, on the normal form under the facts, children before parents:
 
 1. a numeric sub-term whose bounds are a point is that constant;
 2. ``ite`` with a decided condition is its branch; ``min``/``max`` of operands whose
-   order is decided is one of them (decided by every layer, isl included);
+   order is decided is one of them: the deciding rows of the rule table
+   (:data:`absint.reasoning.rules.BY_KIND`), their conditions decided by every layer, isl
+   included, on the original operands (which the reasoner knows as keys);
 3. divisions and remainders by positive constants are folded by the presentation rows of
    the rule table (:data:`absint.reasoning.rules.RULES`, phase ``PRESENT``; exact for every
    integer): a nested quotient ``(z div a + k) div d = (z + k*a) div (a*d)``, a common
@@ -19,6 +21,10 @@ The pass, on the normal form under the facts, children before parents:
    remainder by a multiple ``(z mod (m*d)) mod d = z mod d``;
 4. a division whose remainder the facts fix (``Q mod d = r``, read from the congruence):
    ``(Q + k) div d = Q div d + (r + k) div d``, and ``c*d*(x div d) = c*(x - r)``.
+
+Steps 1 and 4 are not rows: the constant they write (the point, the remainder ``r``) is a
+value read from the facts' bounds, not a part of the term a match could name; a row would
+have to try every residue as a side condition. They compute a value, then build the term.
 
 Every rewrite is an equality at every point that satisfies the facts, and so is the
 result. Nothing here changes what the reasoner knows beyond registering the sub-terms
@@ -35,8 +41,9 @@ import attrs
 from absint.lang import terms as T
 from absint.lang.dag import subterms
 from absint.lang.kinds import CONST, DIV, ITE, LIN, MAX, MIN, MOD
+from absint.lang.rewriting import Row, holds, rewrite
 from absint.lang.terms import BOOL, INT, Term
-from absint.reasoning.rules import PRESENT_BY_KIND, positive_constant, rewrite_exact
+from absint.reasoning.rules import BY_KIND, PRESENT_BY_KIND, positive_constant, rewrite_exact
 from absint.reasoning.verdict import Truth, Verdict
 
 
@@ -118,22 +125,22 @@ def _present_node(r: Asker, s: Term, out: dict[int, Term]) -> Term:
         return T.const(lo, s.sort)
     if not s.args:
         return s
-    args = tuple(out[a.id] for a in s.args)
     k = s.kind
-    if k == ITE:
-        v = r.decide(s.args[0]).truth
-        if v is not Truth.UNKNOWN:
-            return args[1] if v is Truth.TRUE else args[2]
-        return T.ite(s.args[0], args[1], args[2])
-    if k in (MIN, MAX):
-        v = r.decide(T.le(s.args[0], s.args[1])).truth
-        if v is not Truth.UNKNOWN:  # a <= b: min is a, max is b; a > b: the other way
-            return args[0] if (v is Truth.TRUE) == (k == MIN) else args[1]
+    if k in (ITE, MIN, MAX):  # the operand the deciding rows choose, as presented
+        chosen = rewrite(BY_KIND[k], (s, s), r.normalize, lambda row, m: _decided(r, row, m))
+        if chosen is not None:
+            return out[chosen.id]
+    args = tuple(out[a.id] for a in s.args)
     if k == LIN and s.sort is INT:
         return _exact_multiples(r, s, args, out)
     if k in (DIV, MOD) and positive_constant(s.args[1]):
         return _divided(r, s, args[0], s.args[1].data)
     return T.rebuild(s, args)
+
+
+def _decided(r: Asker, row: Row, m) -> bool:
+    """The prover of the deciding rows here: each condition group has a term ``r`` decides TRUE."""
+    return holds(row, m, r.normalize, lambda c: r.decide(c).truth is Truth.TRUE)
 
 
 # ---------------------------------------------------------------- remainders the facts fix

@@ -1,5 +1,5 @@
 """A bound on ``max``/``min`` decided as a junction of bounds on its operands
-(absint.reasoning.extrema): the expansion is an equivalence (brute force and Z3), the
+(the guard row of absint.reasoning.rules that expands it): the expansion is an equivalence (brute force and Z3), the
 reasoner's verdicts with it hold (brute force and Z3, on random programs with relational
 facts), it decides what the layers alone leave open, and a planted error (``and`` and
 ``or`` swapped) is caught by those checks."""
@@ -14,8 +14,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from absint.lang import terms as T
 from absint.lang.printer import to_smtlib
-from absint.reasoning import extrema, reasoner as reasoner_module
-from absint.reasoning.extrema import expand_extremum
+import attrs
+
+from absint.lang.rewriting import rewrite
+from absint.reasoning import reasoner as reasoner_module, rules
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
 import verdict_checks
@@ -38,6 +40,21 @@ GUARDS = st.tuples(st.sampled_from([T.le, T.lt, T.ge, T.gt]), COEFFICIENT, EXTRE
     lambda p: p[0](T.scale(p[2], p[1]), p[3]))
 RELATIONS = st.lists(st.tuples(st.sampled_from([T.le, T.ge]), ATOMS, ATOMS).map(lambda p: p[0](p[1], p[2])),
                      max_size=2)
+
+
+ROW = next(r for r in rules.GUARD_ROWS if "max/min" in r.name)
+
+
+def expand_extremum(g):
+    """``g`` rewritten by the row (it has no side condition), or None."""
+    return rewrite((ROW,) if g.kind in ROW.kinds else (), (g, g))
+
+
+def _row_replaced(monkeypatch, row) -> None:
+    """The reasoner's expand rows with :data:`ROW` replaced by ``row`` (None: left out)."""
+    monkeypatch.setattr(reasoner_module, "EXPAND_BY_KIND", {
+        kind: tuple(row if r is ROW else r for r in rows if r is not ROW or row is not None)
+        for kind, rows in rules.EXPAND_BY_KIND.items()})
 
 
 #: the verdict on a guard, checked at every point of the box and by Z3
@@ -75,18 +92,16 @@ DECIDED = [
 @pytest.mark.parametrize("facts, guard, expected", DECIDED)
 def test_the_expansion_decides_what_the_layers_leave_open(monkeypatch, facts, guard, expected):
     assert check_verdicts(BOX + facts, guard) is expected
-    monkeypatch.setattr(reasoner_module, "expand_extremum", lambda g: None)
+    _row_replaced(monkeypatch, None)
     assert check_verdicts(BOX + facts, guard) is Truth.UNKNOWN
 
 
 def test_planted_error_and_or_swapped_is_caught(monkeypatch):
-    def swapped(g):
-        e = extrema.expand_extremum(g)
-        if e is None:
-            return None
+    def swapped(m, again):
+        e = ROW.result(m, again)
         return T.or_(*e.args) if e.kind == "and" else T.and_(*e.args)
 
-    monkeypatch.setattr(reasoner_module, "expand_extremum", swapped)
+    _row_replaced(monkeypatch, attrs.evolve(ROW, result=swapped))
     # max(a, b) <= s from a <= s alone: the swapped `or` proves it, brute force refutes it
     with pytest.raises(AssertionError, match="but at"):
         check_verdicts(BOX + [T.le(a, s)], T.le(T.maximum(a, b), s))

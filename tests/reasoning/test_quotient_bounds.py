@@ -1,5 +1,5 @@
 """A comparison of a quotient by a positive symbolic divisor with a constant, decided as
-bounds on its dividend (absint.reasoning.quotient_bounds): the expansion is an equivalence
+bounds on its dividend (the guard rows of absint.reasoning.rules that expand it): the expansion is an equivalence
 wherever the divisor is positive (brute force and Z3), the reasoner's verdicts with it hold
 on random programs (brute force and Z3), it decides PyTorch's export questions the layers
 leave open, and three planted errors (an off-by-one bound, a divisor's sign or its
@@ -16,8 +16,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from absint.lang import terms as T
 from absint.lang.kinds import LE
 from absint.lang.printer import to_smtlib
-from absint.reasoning import quotient_bounds, reasoner as reasoner_module
-from absint.reasoning.quotient_bounds import expand_quotient
+import attrs
+
+from absint.lang.rewriting import rewrite
+from absint.reasoning import reasoner as reasoner_module, rules
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
 import verdict_checks
@@ -42,6 +44,23 @@ FACTS = st.lists(st.sampled_from([
     T.ge(T.mul(a, s), T.scale(s, 2)), T.eq(T.mod(a, b), c(0)), T.le(s, T.add(a, c(1)))]), max_size=4)
 
 
+EXACT, BOUNDS = (r for r in rules.GUARD_ROWS if "quotient" in r.name)
+
+
+def expand_quotient(g, exact: bool = False):
+    """``g`` rewritten by the exact row or the other, their conditions taken as proved."""
+    row = EXACT if exact else BOUNDS
+    return rewrite((row,) if g.kind in row.kinds else (), (g, g), None, lambda row, m: True)
+
+
+def _rows_replaced(monkeypatch, exact, bounds) -> None:
+    """The reasoner's expand rows with the two quotient rows replaced (None: left out)."""
+    new = {EXACT: exact, BOUNDS: bounds}
+    monkeypatch.setattr(reasoner_module, "EXPAND_BY_KIND", {
+        kind: tuple(new.get(r, r) for r in rows if new.get(r, r) is not None)
+        for kind, rows in rules.EXPAND_BY_KIND.items()})
+
+
 #: the verdict on a guard, checked at every point of the box and by Z3
 check_verdicts = functools.partial(verdict_checks.check_verdicts, points=POINTS)
 
@@ -50,7 +69,7 @@ check_verdicts = functools.partial(verdict_checks.check_verdicts, points=POINTS)
 @given(GUARDS)
 def test_the_expansion_is_an_equivalence_where_the_divisor_is_positive(guard):
     g = Reasoner().normalize(guard)
-    expanded = expand_quotient(g, lambda t: True)
+    expanded = expand_quotient(g)
     if expanded is None:
         return
     divisor = next(q for q in T.linear_parts(g.args[0])[0]).args[1]
@@ -67,7 +86,7 @@ def test_the_expansion_is_an_equivalence_where_the_divisor_is_positive(guard):
 @given(GUARDS)
 def test_the_exact_expansion_is_an_equivalence_where_the_divisor_divides(guard):
     g = Reasoner().normalize(guard)
-    expanded = expand_quotient(g, lambda t: True, lambda a, b: True)
+    expanded = expand_quotient(g, exact=True)
     if expanded is None:
         return
     a, divisor = next(q for q in T.linear_parts(g.args[0])[0]).args
@@ -100,24 +119,24 @@ DECIDED = [  # unbounded above, as in PyTorch (in the box, intervals alone decid
 @pytest.mark.parametrize("facts, guard, expected", DECIDED)
 def test_the_expansion_decides_what_the_layers_leave_open(monkeypatch, facts, guard, expected):
     assert check_verdicts(facts, guard) is expected
-    monkeypatch.setattr(reasoner_module, "expand_quotient", lambda g, positive, divides: None)
+    _rows_replaced(monkeypatch, None, None)
     assert check_verdicts(facts, guard) is Truth.UNKNOWN
-
-
-def _planted(monkeypatch, expansion) -> None:
-    monkeypatch.setattr(reasoner_module, "expand_quotient", expansion)
 
 
 def test_planted_off_by_one_is_caught(monkeypatch):
     """``q <= c`` read as ``a < c*b`` (one divisor short, i.e. as ``q <= c - 1``): with
     ``2*b <= a < 3*b``, ``a div b <= 2`` holds, and the short bound refutes it."""
-    def short(g, positive, divides):
-        if g.kind != LE:
-            return quotient_bounds.expand_quotient(g, positive, divides)
-        k = next(iter(T.linear_parts(g.args[0])[0].values()))
-        return quotient_bounds.expand_quotient(T.le(T.add(g.args[0], c(k)), c(0)), positive, divides)
+    def short(match):
+        def read(t, g):
+            if g.kind != LE or match(t, g) is None:
+                return match(t, g)
+            k = next(iter(T.linear_parts(g.args[0])[0].values()))
+            return match(t, T.le(T.add(g.args[0], c(k)), c(0)))
 
-    _planted(monkeypatch, short)
+        return read
+
+    _rows_replaced(monkeypatch, attrs.evolve(EXACT, match=short(EXACT.match)),
+                   attrs.evolve(BOUNDS, match=short(BOUNDS.match)))
     with pytest.raises(AssertionError, match="but at|refuted"):
         check_verdicts(BOX + [T.ge(b, c(1)), T.ge(a, T.scale(b, 2)), T.lt(a, T.scale(b, 3))], T.le(T.div(a, b), c(2)))
 
@@ -125,7 +144,10 @@ def test_planted_off_by_one_is_caught(monkeypatch):
 def test_planted_sign_unchecked_is_caught(monkeypatch):
     """The divisor taken as positive without proof: with ``b <= -1`` and ``a >= -b``,
     ``a div b <= -1`` holds (``3 div -2 = -1``), and the expansion's ``a < 0*b`` refutes it."""
-    _planted(monkeypatch, lambda g, positive, divides: quotient_bounds.expand_quotient(g, lambda t: True, divides))
+    def divides(m, again):
+        yield (T.eq(T.mod(m.dividend, m.divisor), c(0)),)
+
+    _rows_replaced(monkeypatch, attrs.evolve(EXACT, conditions=divides), attrs.evolve(BOUNDS, conditions=None))
     with pytest.raises(AssertionError, match="but at|refuted"):
         check_verdicts(BOX + [T.le(b, c(-1)), T.ge(T.add(a, b), c(0))], T.le(T.div(a, b), c(-1)))
 
@@ -133,6 +155,6 @@ def test_planted_sign_unchecked_is_caught(monkeypatch):
 def test_planted_divisibility_unchecked_is_caught(monkeypatch):
     """The exact bounds without ``a mod b = 0``: ``a div b == 0`` read as ``a == 0`` is
     refuted by ``a >= 1``, yet ``1 div 2 = 0``."""
-    _planted(monkeypatch, lambda g, positive, divides: quotient_bounds.expand_quotient(g, positive, lambda a, b: True))
+    _rows_replaced(monkeypatch, attrs.evolve(EXACT, conditions=BOUNDS.conditions), BOUNDS)
     with pytest.raises(AssertionError, match="but at|refuted"):
         check_verdicts(BOX + [T.ge(b, c(1)), T.ge(a, c(1))], T.eq(T.div(a, b), c(0)))
