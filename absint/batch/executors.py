@@ -172,13 +172,25 @@ class ForkOutcome:
 
 
 def _limit_memory(max_memory: int) -> int:
-    """Set ``RLIMIT_AS`` to ``max_memory`` MB (0: unchanged); returns the hard limit, to lift it again."""
+    """Set ``RLIMIT_AS`` to what the process maps now plus ``max_memory`` MB (0: unchanged);
+    returns the hard limit, to lift it again. The budget is the file's own: a process forked
+    from one that has imported torch (a CUDA build maps several GB of address space before
+    any work) would otherwise fail its first allocation."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if max_memory > 0:
-        limit = max_memory * MB
+        limit = _mapped_bytes() + max_memory * MB
         resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 else min(limit, hard), hard))
     return hard
+
+
+def _mapped_bytes() -> int:
+    """The address space this process maps (``/proc/self/statm``), 0 where it cannot be read."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _run_job(job: Callable[[], object], max_memory: int, fault: str | None) -> tuple:
@@ -190,7 +202,7 @@ def _run_job(job: Callable[[], object], max_memory: int, fault: str | None) -> t
         if fault == "memory":
             if max_memory <= 0:
                 raise MemoryError
-            bytearray((max_memory + 1) * MB)
+            bytearray(2 * (max_memory + 1) * MB)  # past the limit even where freed heap is reused
         return ("ok", job())
     except MemoryError:
         return ("memory", memory_reason(max_memory))
