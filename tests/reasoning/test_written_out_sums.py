@@ -1,8 +1,10 @@
 """A named sum written out where the program could have used its name (the metamorphic
 ``name-shared`` form of a jagged split: the total used once, so not named, while the chain of
 prefixes ending in it is): a guard over it is read with the sum folded back into the name
-(``DifferenceBounds._split``). Verdicts against brute force and Z3 on random chains, the
-planted error caught, the jagged split's name-shared form proved at every split."""
+(``DifferenceBounds._split``), and an equality that binds a variable to it binds the name
+(``Facts._substitute``). Verdicts against brute force and Z3 on random chains, each rule's
+planted error caught, the jagged split's name-shared form proved at every split with work
+linear in its size."""
 
 from __future__ import annotations
 
@@ -170,6 +172,57 @@ def test_planted_error_a_guard_folded_without_the_definitions_constant_is_caught
             check(facts, T.lt(written, d))
 
 
+# ---------------------------------------------------------------- a variable bound to a written-out sum
+
+
+BOUND_BY_NAME: list[int] = [0]  # bindings to a named sum
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(recipes())
+def test_a_variable_bound_to_a_written_out_sum_agrees_with_brute_force_and_z3(recipe):
+    """``y = m*W`` (``W`` a named sum written out; ``y`` backed, eliminated first, as PyTorch's
+    input size is), then the chain's named sum compared with ``y``."""
+    with T.fresh_table():
+        _, facts, _, left, written = build(recipe)
+        y = T.var("y", T.INT)
+        guard = compared(recipe, left, y)
+        r = Reasoner(cases=None, witnesses=False, backed=[y])
+        r.assume(T.eq(y, written))
+        bound = r.normal_form.bindings.get(y)
+        BOUND_BY_NAME[0] += bound is not None and any(s.kind == "def" for s in T.subterms(bound))
+        check([*facts, T.eq(y, written)], guard, derived={"y": written}, backed=[y])
+
+
+def test_the_random_variables_were_bound_to_named_sums():
+    assert BOUND_BY_NAME[0] > 50, BOUND_BY_NAME  # runs after the property above (file order)
+
+
+def test_a_written_out_total_binds_the_input_size_to_the_chains_end():
+    with T.fresh_table():
+        x, facts, e, d, written = _planted_program()
+        y = T.var("y", T.INT)
+        r = Reasoner(cases=None, witnesses=False, backed=[y])
+        for f in facts:
+            r.assume(f)
+        r.assume(T.eq(y, T.sub(written, k(1))))
+        assert r.normal_form.bindings[y] is T.sub(e, k(1))
+        assert r.decide(T.lt(y, d)).truth is Truth.TRUE  # e - 1 < e + x2: one definition apart
+
+
+def test_planted_error_a_binding_one_off_is_caught(monkeypatch):
+    """The binding's fold one less than the sum (the guards' fold right): ``y = x0 + x1 - 2``
+    bound to ``e - 1``, so ``y < d`` (that is ``x2 > 0``, open) reads as ``x2 > -1``: TRUE."""
+    real = T.fold_named
+    monkeypatch.setattr(T, "fold_named", lambda t: None if (f := real(t)) is None else T.sub(f, k(1)))
+    with T.fresh_table():
+        x, facts, e, d, written = _planted_program()
+        y = T.var("y", T.INT)
+        assert check([*facts, T.eq(y, written)], T.le(y, d), derived={"y": written}, backed=[y]) is Truth.TRUE
+        with pytest.raises(AssertionError):
+            check([*facts, T.eq(y, written)], T.lt(y, d), derived={"y": written}, backed=[y])
+
+
 # ---------------------------------------------------------------- the jagged split, its shared sums named
 
 
@@ -189,3 +242,25 @@ def _name_shared(n: int):
 def test_the_name_shared_jagged_split_proves_every_guard(n):
     implied, proved, _ = _name_shared(n)
     assert implied == 3 * n and proved == implied
+
+
+def _reads() -> list[int]:
+    """Network operand reads of the name-shared jagged split at 150 and 300 lengths."""
+    return [_name_shared(n)[2].network.reads for n in (150, 300)]
+
+
+def test_the_name_shared_jagged_split_costs_work_linear_in_its_size():
+    """About 2 per doubling: ``values_size0`` bound to the chain's end, each guard and fact is a
+    difference of two named sums, as in the original (a sum of ``n`` atoms each: quadratic)."""
+    reads = _reads()
+    assert reads[1] / reads[0] < 2.3, reads
+
+
+def test_planted_error_the_total_bound_written_out_is_caught(monkeypatch):
+    """Without the binding's fold each fact is a sum of ``n`` atoms: 4 times the reads per
+    doubling."""
+    real = T.fold_named
+    monkeypatch.setattr(T, "fold_named", lambda t: None)
+    monkeypatch.setattr(zones, "fold_named", real)  # the guards' fold kept: every guard proved
+    with pytest.raises(AssertionError):
+        test_the_name_shared_jagged_split_costs_work_linear_in_its_size()
