@@ -107,16 +107,16 @@ def fresh_table() -> Iterator[None]:
     and they are freed afterwards. Terms from outside must not be mixed with
     terms built inside.
     """
-    global _table, _ids, _negations, _definitions, _by_expansion
-    saved = _table, _ids, _negations, _definitions, _by_expansion
+    global _table, _ids, _negations, _definitions, _by_expansion, _folding
+    saved = _table, _ids, _negations, _definitions, _by_expansion, _folding
     _table = dict(_BASE_TABLE)
     _ids = itertools.count(_BASE_NEXT_ID)
     _negations = {}
-    _definitions, _by_expansion = {}, {}
+    _definitions, _by_expansion, _folding = {}, {}, _Folding()
     try:
         yield
     finally:
-        _table, _ids, _negations, _definitions, _by_expansion = saved
+        _table, _ids, _negations, _definitions, _by_expansion, _folding = saved
 
 
 # ---------------------------------------------------------------- constants, variables
@@ -1008,7 +1008,28 @@ LONG_FORM = 32
 _definitions: dict[Term, Term] = {}
 #: the hash of a definition's expansion -> the first ``def`` with that expansion
 _by_expansion: dict[int, Term] = {}
+
+
+@attrs.define(slots=True)
+class _Folding:
+    """What :func:`fold_named` reads of a table's definitions."""
+
+    #: the hash of the atoms of a definition's expansion (its constant left out) -> the first
+    #: ``def`` with those atoms
+    by_atoms: dict[int, Term] = attrs.Factory(dict)
+    #: a ``def`` -> the constant of its expansion (additive, as the hash: from its body alone)
+    constants: dict[Term, Number] = attrs.Factory(dict)
+    #: a sum -> what :func:`fold_named` made of it (kept while no definition is added)
+    folds: dict[Term, Term | None] = attrs.Factory(dict)
+    #: a ``def`` a sum was matched with -> its expansion (a program asks of the same written-out
+    #: total at every split; expanding it each time cost its whole chain)
+    expansions: dict[Term, tuple[dict[Term, Number], Number]] = attrs.Factory(dict)
+
+
+_folding = _Folding()
 _HASH_MODULUS = (1 << 61) - 1
+#: the constant's weight in an expansion's hash
+_CONSTANT_WEIGHT = 0x5851F42D4C957F2D
 
 
 def definitions_in(terms: Iterable[Term]) -> tuple[list[Term], int | None]:
@@ -1064,7 +1085,66 @@ def define(body: Term, *aliases: Term, name: str = "") -> Term:
     d = _intern(DEF, body.sort, (body, *aliases), (name, expanded_size(body), h))
     _definitions[body] = d
     _by_expansion.setdefault(h, d)
+    coefs, c = body.data
+    c += sum(v * _expansion_constant(a) for a, v in zip(body.args, coefs) if a.kind == DEF)
+    _folding.constants[d] = c
+    _folding.by_atoms.setdefault((h - _number_hash(c) * _CONSTANT_WEIGHT) % _HASH_MODULUS, d)
+    _folding.folds.clear()  # a sum no definition matched may match this one
     return d
+
+
+def _expansion_constant(d: Term) -> Number:
+    c = _folding.constants.get(d)
+    return _expansion(d)[1] if c is None else c  # a def of another table: expanded
+
+
+def fold_named(t: Term) -> Term | None:
+    """``t`` (a sum) with the atoms that are not named sums written as one named sum: when
+    they are together ``m`` times the atoms of a ``def`` ``e``'s expansion (found by a hash of
+    those atoms, checked by expanding ``e``), ``t`` is ``m*e`` plus its named sums and the
+    constant that keeps it equal; None when no definition matches. The inverse of unfolding,
+    for a program that wrote a named sum out: ``end_k - (u0 + ... + u{n-1})`` where the chain
+    ``end_k = start_k + u_k`` ends in a ``def`` of ``u0 + ... + u{n-1}`` is ``end_k - end_{n-1}``,
+    a difference the zones read along the chain (the metamorphic ``name-shared`` form of a
+    jagged split, where the total is used once and so is not named). Exact: ``e`` equals its
+    expansion, so the result equals ``t`` at every point."""
+    if not _folding.by_atoms or t.kind != LIN:
+        return None
+    folds = _folding.folds
+    if t in folds:
+        return folds[t]
+    folds[t] = folded = _fold_named(t)
+    return folded
+
+
+def _fold_named(t: Term) -> Term | None:
+    coefs, c = t.data
+    plain = {a: v for a, v in zip(t.args, coefs) if a.kind != DEF}
+    if len(plain) < 2:
+        return None
+    h = sum(_number_hash(v) * _atom_hash(a) for a, v in plain.items()) % _HASH_MODULUS
+    first = next(iter(plain.values()))
+    scales = [first, -first, 1, -1]
+    if t.sort is INT:
+        g = math.gcd(*plain.values())
+        scales += [g, -g]
+    for m in dict.fromkeys(scales):
+        e = _folding.by_atoms.get(h * _number_hash(Fraction(1, 1) / m) % _HASH_MODULUS)
+        if e is None:
+            continue
+        atoms, c_e = _matched_expansion(e)
+        if len(atoms) != len(plain) or any(atoms.get(a, 0) * m != v for a, v in plain.items()):
+            continue  # another sum with the same hash
+        named = [scale(a, v) for a, v in zip(t.args, coefs) if a.kind == DEF]
+        return add(const(c - m * c_e, t.sort), scale(e, m), *named)
+    return None
+
+
+def _matched_expansion(e: Term) -> tuple[dict[Term, Number], Number]:
+    kept = _folding.expansions.get(e)
+    if kept is None:
+        kept = _folding.expansions[e] = _expansion(e)
+    return kept
 
 
 def unfold_newest(t: Term) -> Term:
@@ -1113,7 +1193,7 @@ def _number_hash(v: Number) -> int:
 def _expansion_hash(t: Term) -> int:
     """A hash that is additive over sums, so a definition's is computed from its body alone."""
     coefs, c = t.data
-    h = _number_hash(c) * 0x5851F42D4C957F2D
+    h = _number_hash(c) * _CONSTANT_WEIGHT
     for a, v in zip(t.args, coefs):
         h += _number_hash(v) * _atom_hash(a)
     return h % _HASH_MODULUS

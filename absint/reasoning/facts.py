@@ -119,7 +119,14 @@ class Facts:
             self._assume(self.normal_form.normalize(T.eq(T.mod(a, T.const(abs(k))), T.ZERO)))
 
     def _substitute(self, x: Term, e: Term) -> None:
-        """Bind ``x = e`` and move every key that mentions ``x`` to its new normal form."""
+        """Bind ``x = e`` and move every key that mentions ``x`` to its new normal form. A
+        value that writes out a named sum is bound by the name (:func:`absint.lang.terms.fold_named`):
+        ``values_size0 = u0 + ... + u{n-1}`` where the chain of prefixes ends in a name for that
+        sum binds ``values_size0`` to the name, as when the program had named the total, and each
+        ``end_k <= values_size0`` is a difference of two named sums, not a sum of ``n`` atoms."""
+        folded = T.fold_named(e)
+        if folded is not None:
+            e = self.normal_form.normalize(folded)
         affected = self.network.dependents(x)
         self.normal_form.bind(x, e)
         self.network.rekey([x] + sorted(affected, key=lambda t: t.id), self.normal_form.normalize)

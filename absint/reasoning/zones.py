@@ -23,6 +23,9 @@ chain of differences, and ``start_k <= total`` a path to the total. Searches are
 by the facts, which only grow, so a question first tries the cached search from its
 source; only when that leaves it open is the search run again. A program asking
 ``start_k <= total`` for every ``k`` searches from ``total`` once, not once per ``k``.
+A program that writes the total out, ``start_k <= u0 + ... + u{n-1}``, is read the same way:
+the written-out sum folded into the named sum of that expansion
+(:func:`absint.lang.terms.fold_named`, exact) makes the comparison a difference again.
 
 A single variable ``x`` is bounded the same way: ``x <= hi(b) + d(b, x)`` and
 ``x >= lo(a) - d(x, a)``. Once the network's propagation has run to its end
@@ -41,7 +44,7 @@ from collections import OrderedDict
 from typing import Iterable, Iterator
 
 from absint.lang.kinds import CONST, DEF, EQ, LE, LIN, LT, NE, VAR, Kind
-from absint.lang.terms import Term, is_difference, linear_parts
+from absint.lang.terms import Term, fold_named, is_difference, linear_parts
 from absint.reasoning.facade import Facade
 from domains.bounds import INF, NEG_INF, is_infinite, linear_range
 
@@ -99,9 +102,9 @@ class DifferenceBounds:
         self._settled_open = None
         if g.kind not in (LE, LT, EQ, NE):
             return None
-        k, p, c = self.network.split(g.args[0])
+        k, p, c, folded = self._split(g.args[0])
         if p is None:
-            return None
+            return _verdict(g.kind, 1, c, 0, 0) if folded else None  # folded to a constant
         if is_difference(p):
             x, y = p.args
             quick = self._cached_verdict(g.kind, k, c, x, y)
@@ -115,9 +118,25 @@ class DifferenceBounds:
         else:
             return None
         verdict = None if upper is None and lo is None else _verdict(g.kind, k, c, lo, upper)
-        if verdict is None and up_done and low_done:
-            self._settled_open = g
+        if verdict is None and up_done and low_done and not folded:
+            self._settled_open = g  # (a folded guard's slice holds its long sum, not only differences)
         return verdict
+
+    def _split(self, t: Term) -> tuple[object, Term | None, object, bool]:
+        """``t = k*P + c`` as the network splits it, and whether ``P`` is the difference of
+        ``t`` with its written-out named sum folded (:func:`absint.lang.terms.fold_named`):
+        ``end_k - (u0 + ... + u{n-1})`` is ``end_k - total`` where ``total`` names that sum,
+        a path along the chain of named prefixes. Exact, so as sound as the path."""
+        k, p, c = self.network.split(t)
+        if p is None or p.kind != LIN or is_difference(p):
+            return k, p, c, False
+        folded = fold_named(t)
+        if folded is None:
+            return k, p, c, False
+        fk, fp, fc = self.network.split(folded)
+        if fp is not None and not is_difference(fp):
+            return k, p, c, False
+        return fk, fp, fc, True
 
     def quick_decide(self, g: Term) -> bool | None:
         """TRUE for a new difference comparison (its key not registered: layer 1 would
@@ -125,8 +144,10 @@ class DifferenceBounds:
         search: cheap enough to ask before layer 1's costlier readings."""
         if g.kind not in (LE, LT):
             return None
-        k, p, c = self.network.split(g.args[0])
-        if p is None or not is_difference(p):
+        k, p, c, folded = self._split(g.args[0])
+        if p is None:
+            return _verdict(g.kind, 1, c, 0, 0) if folded else None
+        if not is_difference(p):
             return None
         if self.network.key_value(p) is not None:
             return None
