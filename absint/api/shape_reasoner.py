@@ -59,7 +59,8 @@ class ShapeReasoner:
     """
 
     def __init__(self, *, budget: int | None = None, relational: bool = True):
-        self._reasoner = Reasoner(budget=inputs.budget_value(budget), relational=bool(relational))
+        # a compiler's questions are mostly open: the points look at each one first
+        self._reasoner = Reasoner(budget=inputs.budget_value(budget), relational=bool(relational), early_look="always")
         self._symbols: dict[str, sympy.Symbol] = {}
         self._hints: dict[str, int] = {}
         self._sorts: dict[str, Sort] = {}

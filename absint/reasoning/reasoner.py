@@ -59,14 +59,18 @@ _LAYER_COST = {Layer.NORMAL_FORM: 0, Layer.INTERVAL: 1, Layer.ZONES: 2, Layer.PO
 
 class Reasoner:
     def __init__(self, domain: ValueDomain | None = None, budget: int | None = None, relational: bool = True,
-                 backed: Iterable[Term] = (), cases: CaseBudget | None = CaseBudget(), witnesses: bool = True):
+                 backed: Iterable[Term] = (), cases: CaseBudget | None = CaseBudget(), witnesses: bool = True,
+                 early_look: str = "where it pays"):
         """``budget``: propagation steps per fact (default :data:`DEFAULT_BUDGET`);
         ``relational``: whether isl backs layers 0-1; ``backed``: the symbols with
         example values (inputs), which equalities eliminate first; ``cases``: how much
         case splitting an open guard may do (None: none; see
         :mod:`absint.reasoning.case_split`); ``witnesses``: whether models of the facts kept at
         hand answer an open question UNKNOWN before the relational layers
-        (:mod:`absint.reasoning.witnesses`; off, every verdict is the same, only slower)."""
+        (:mod:`absint.reasoning.witnesses`; off, every verdict is the same, only slower);
+        ``early_look``: ``"always"`` or ``"where it pays"``, when the points see a guard before
+        it is normalised (:meth:`Witnesses.open_early`): a compiler's questions are mostly
+        open (PyTorch's jagged exports: 45-85%), a corpus file's asserts mostly hold."""
         self.cases = cases
         self._splits = SplitBackoff()
         self._disjunction_splits = SplitBackoff()  # apart: they must not make the others rarer
@@ -80,7 +84,7 @@ class Reasoner:
         self.products = ProductBounds(self)
         self.zones = DifferenceBounds(self)
         self.polyhedral = PolyhedralLayer(self) if relational else None
-        self.witnesses = Witnesses(self._trail) if witnesses else None
+        self.witnesses = Witnesses(self._trail, early_look=early_look) if witnesses else None
         #: the last guard the witness points showed both ways (no case split for it)
         self._open_at_points: Term | None = None
         self._intake = Facts(self, self.network, self.normal_form, self._trail)

@@ -115,8 +115,8 @@ class _Replay:
         self._reset()
 
     def _reset(self) -> None:
-        self.entry = Reasoner(backed=self.backed)
-        self.full = Reasoner(backed=self.backed)
+        self.entry = Reasoner(backed=self.backed, early_look="always")  # as the bridge's ShapeReasoner
+        self.full = Reasoner(backed=self.backed, early_look="always")
 
     def term(self, smt: str):
         program = parse("".join(self.decls) + f"(assert {smt})", f"trace session {self.sid}")

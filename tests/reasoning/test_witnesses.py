@@ -234,3 +234,18 @@ def test_the_long_prefix_sums_of_a_split_are_still_shown_open_early():
         r.assume(fact)
     w = r.witnesses
     assert w.early_opened > 0 and w.opened == 20 + 1 + 20 * 4
+
+
+def test_a_compiler_reasoner_always_looks_early_and_a_bad_choice_is_refused():
+    from absint.api.shape_reasoner import ShapeReasoner
+
+    assert ShapeReasoner()._reasoner.witnesses.early_always
+    assert not Reasoner().witnesses.early_always
+    x, y = VARS[:2]
+    r = Reasoner(early_look="always")
+    r.assume(T.le(x, y))
+    for k in range(3 * W.EARLY_TRIAL):
+        r.decide(T.le(x, T.add(y, T.const(k))))
+    assert r.witnesses.early_asked == 3 * W.EARLY_TRIAL and r.witnesses.early_passed == 0
+    with pytest.raises(ValueError, match="early_look must be one of"):
+        Reasoner(early_look="sometimes")
