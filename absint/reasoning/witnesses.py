@@ -183,9 +183,11 @@ class Witnesses:
         self._defaults.update(values)
 
     def assume(self, fact: Term) -> None:
-        """Take ``fact`` in (its conjuncts, as constraints the points must satisfy)."""
+        """Take ``fact`` in (its conjuncts, as constraints the points must satisfy); a conjunct
+        asked as a question first (an assert is decided, then assumed) is compiled once."""
         for c in _conjuncts(fact):
-            self._add_constraint(_compile(c, self._info, self._sorts))
+            compiled = self._questions.get(c)
+            self._add_constraint(compiled if compiled is not None else _compile(c, self._info, self._sorts))
 
     def _add_constraint(self, c: Constraint) -> None:
         i = len(self.constraints)
