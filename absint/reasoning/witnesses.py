@@ -129,6 +129,9 @@ class Witnesses:
         self.trail = trail
         self.max_points = max_points
         self.constraints: list[Constraint] = []
+        #: conjuncts assumed outside any checkpoint and not compiled yet: a file whose guards
+        #: the interval layer decides never needs its facts as constraints (see :meth:`assume`)
+        self._raw: list[Term] = []
         self._taken = 0  # constraints the points satisfy (the rest are pending)
         self._limit = 0  # constraints a repair must keep: the first ``_limit``
         #: name -> [(constraint index, coefficient of a plain summand, or None)]
@@ -159,6 +162,7 @@ class Witnesses:
 
     def mark(self) -> tuple:
         """What :meth:`restore` puts back: the points as a checkpoint sees them."""
+        self._flush()
         self._generation += 1
         return tuple(self.points), self._taken, self._rebuild_after, self._spread_done
 
@@ -185,9 +189,24 @@ class Witnesses:
     def assume(self, fact: Term) -> None:
         """Take ``fact`` in (its conjuncts, as constraints the points must satisfy); a conjunct
         asked as a question first (an assert is decided, then assumed) is compiled once."""
+        if not self.trail.recording:
+            self._raw.extend(_conjuncts(fact))
+            return
+        self._flush()
         for c in _conjuncts(fact):
-            compiled = self._questions.get(c)
-            self._add_constraint(compiled if compiled is not None else _compile(c, self._info, self._sorts))
+            self._add(c)
+
+    def _flush(self) -> None:
+        """Compile the conjuncts :meth:`assume` kept raw, in order (before a checkpoint opens,
+        so that a rollback never takes them back, and before the points take facts in)."""
+        if self._raw:
+            raw, self._raw = self._raw, []
+            for c in raw:
+                self._add(c)
+
+    def _add(self, c: Term) -> None:
+        compiled = self._questions.get(c)
+        self._add_constraint(compiled if compiled is not None else _compile(c, self._info, self._sorts))
 
     def _add_constraint(self, c: Constraint) -> None:
         i = len(self.constraints)
@@ -212,6 +231,7 @@ class Witnesses:
 
     def _take_pending(self) -> None:
         """Bring the points up to every constraint: each broken one repaired or the point dropped."""
+        self._flush()
         while self._taken < len(self.constraints):
             i = self._taken
             c = self.constraints[i]
@@ -318,7 +338,7 @@ class Witnesses:
     def _early_pays(self, g: Term) -> bool:
         if self.early_always:
             return True
-        if len(self.constraints) - self._taken > _summands(g):
+        if len(self.constraints) + len(self._raw) - self._taken > _summands(g):
             return False
         if self.early_asked < EARLY_TRIAL or self.early_opened * EARLY_HIT_SHARE >= self.early_asked:
             return True
