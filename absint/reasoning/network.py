@@ -550,11 +550,8 @@ def _split(t: Term) -> tuple[object, Term | None, object]:
 
 
 #: a narrowed bound past this many bits is not taken: a cycle of products (``x >= y*y``,
-#: ``y >= x``) squares its bounds at every step, and its digits would double each time.
-#: 8,192 bits (~2,466 digits) stays printable: Python converts an int of over 4,300 digits
-#: to text only on request, and sympy and Z3 take numbers as text (``x > x**2`` gave the
-#: API a lower bound Z3 could not read at 2**17 bits)
-MAX_BOUND_BITS = 1 << 13
+#: ``y >= x``) squares its bounds at every step, and its digits would double each time
+MAX_BOUND_BITS = 1 << 17
 
 
 def _outgrown(old: tuple, new: tuple) -> bool:
