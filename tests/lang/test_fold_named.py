@@ -14,18 +14,12 @@ from hypothesis import strategies as st
 
 from absint.lang import terms as T
 from absint.lang.evaluator import evaluate
+from term_strategies import written_out
 from z3_check import z3_implies
 
 k = T.const
 NAMES = [f"x{i}" for i in range(4)]
 RANGE = range(-2, 3)
-
-
-def written_out(d: T.Term) -> T.Term:
-    """``d`` with every named sum unfolded, however deep: the sum a program writes out."""
-    while (unfolded := T.unfold(d)) is not d:
-        d = unfolded
-    return d
 
 
 @st.composite

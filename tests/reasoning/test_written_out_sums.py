@@ -24,19 +24,13 @@ from absint.reasoning import zones
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
 from benchmarks.generators import IMPLIED, build_jagged_split
+from term_strategies import written_out
 from z3_check import z3_implies
 
 k = T.const
 NAMES = [f"x{i}" for i in range(4)]
 RANGE = range(-2, 3)  # every x is bounded inside it by a fact
 COMPARISONS = [T.le, T.lt, T.ge, T.eq, T.ne]
-
-
-def written_out(d: T.Term) -> T.Term:
-    """``d`` with every named sum unfolded, however deep."""
-    while (unfolded := T.unfold(d)) is not d:
-        d = unfolded
-    return d
 
 
 @st.composite

@@ -64,3 +64,10 @@ def program_text(variables, asserts) -> str:
 
     text = PRELUDE + "".join(f"(declare-const {v.data} {v.sort.value})\n" for v in variables)
     return text + "".join(f"(assert {to_smtlib(a)})\n" for a in asserts)
+
+
+def written_out(d: T.Term) -> T.Term:
+    """``d`` with every named sum unfolded, however deep: the sum a program writes out."""
+    while (unfolded := T.unfold(d)) is not d:
+        d = unfolded
+    return d
