@@ -55,6 +55,18 @@ def test_int_and_real_constants_are_different_terms():
     assert T.const(Fraction(2), REAL).sort is REAL
 
 
+def test_long_forms_differing_in_minus_one_and_minus_two_intern_under_distinct_keys():
+    """CPython hashes -1 and -2 alike: without the second hash these 64 forms of one sum
+    share one key hash, and each lookup walks the chain comparing 64-atom keys."""
+    us = [T.var(f"intern_u{i}", INT) for i in range(64)]
+    forms = [T.make_linear(INT, {u: (-2 if j <= i else -1) for j, u in enumerate(us)}, 0) for i in range(64)]
+    assert len({f.id for f in forms}) == 64
+    keys = [k for k in T._table if k[0] is T.LIN and k[2] == tuple(us)]
+    assert len(keys) == 64 and len({hash(k) for k in keys}) == 64
+    assert len({hash(k[:4]) for k in keys}) == 1  # the plain key: the collision the second hash avoids
+    assert all(T.make_linear(INT, dict(zip(f.args, f.data[0])), 0) is f for f in forms)
+
+
 # ---------------------------------------------------------------- comparisons fold
 
 def test_x_less_than_x_is_false():
