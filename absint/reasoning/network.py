@@ -172,13 +172,11 @@ class ValueNetwork:
             x = self._val.get(t)
             return None if x is None else bounds(x)
         coefs, c = t.data
-        ranges = []
-        for a in t.args:
-            x = self._val.get(a)
-            if x is None:
-                return None
-            ranges.append(bounds(x))
-        return linear_range(coefs, c, ranges)
+        try:  # map in C: a long sum's atoms are many, and every one is usually registered
+            values = list(map(self._val.__getitem__, t.args))
+        except KeyError:
+            return None
+        return linear_range(coefs, c, list(map(bounds, values)))  # a list: read twice on overflow
 
     # ------------------------------------------------------------ keys
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from fractions import Fraction
 from typing import Iterable, Iterator, Mapping
 
@@ -94,6 +95,10 @@ class Constraint:
     #: an and/or's operands, each a constraint (an and/or whose operands are not all
     #: comparisons or and/ors is evaluated whole: kind None)
     parts: tuple = ()
+    #: ``linear`` as its names and its coefficients: the sum at a point is then added up by
+    #: ``map`` in C (a prefix sum of 256 lengths is evaluated at every point, per question)
+    linear_names: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(n for n, _ in c.linear), takes_self=True))
+    linear_coefs: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(v for _, v in c.linear), takes_self=True))
 
     @property
     def simple(self) -> bool:
@@ -599,10 +604,7 @@ def _summands(g: Term) -> int:
 
 
 def _linear_value(c: Constraint, values: dict):
-    total = c.const
-    for name, coef in c.linear:
-        total += coef * values[name]
-    return total
+    return sum(map(operator.mul, c.linear_coefs, map(values.__getitem__, c.linear_names)), c.const)
 
 
 def _value(c: Constraint, p: Point):
