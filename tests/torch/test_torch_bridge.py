@@ -446,6 +446,25 @@ def test_an_entry_question_reads_the_replacements_of_its_unbacked_symbols():
     assert decide(b, sympy.Eq(u1, 5)).truth is Truth.UNKNOWN  # s0 >= 2 only
 
 
+def test_replacements_written_behind_the_version_counter_are_read_by_the_next_question():
+    """The replaced unbacked symbols are read once per state of the replacements: one added,
+    or one overwritten in place (PyTorch's ``_constrain_unify`` writes ``replacements``
+    without moving its version counter), is seen by the next question's reading."""
+    se = FakeShapeEnv()
+    s0, s1 = se.backed("s0", 3), se.backed("s1", 4)
+    u1, u2 = se.unbacked("u1", 0), se.unbacked("u2", 0)
+    b = ShapeEnvBridge(se)
+    assert b._unbacked_replaced(sympy.Eq(u1 + u2, 1)) == sympy.Eq(u1 + u2, 1)
+    se.replacements[u1] = s0
+    assert b._unbacked_replaced(sympy.Eq(u1 + u2, 1)) == sympy.Eq(s0 + u2, 1)
+    se.replacements[u1] = s1  # overwritten: same length, same version
+    assert b._unbacked_replaced(sympy.Eq(u1 + u2, 1)) == sympy.Eq(s1 + u2, 1)
+    se.replacements[u2] = u1  # a chain: u2 -> u1 -> s1
+    assert b._unbacked_replaced(sympy.Eq(u1 + u2, 1)) == sympy.Eq(2 * s1, 1)
+    se.replacements[s0] = s1  # a backed symbol's replacement is not applied here
+    assert b._unbacked_replaced(sympy.Eq(s0 + u1, 1)) == sympy.Eq(s0 + s1, 1)
+
+
 def test_size_oblivious_questions_take_pytorchs_meaning_only_where_the_facts_are_silent():
     """``size_oblivious=True`` (torch 2.13 ``_maybe_evaluate_static_worker``): a size-like
     symbol ranges over [max(2, lo), min(2**48, hi) - 1]; other symbols keep their range;
