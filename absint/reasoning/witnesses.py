@@ -506,11 +506,13 @@ class Witnesses:
         value = _value(c, p)
         if value is None:
             return
-        readers = self._readers
-        first = min(c.linear, key=lambda nc: len(readers.get(nc[0], ())), default=None)
-        if first is None:
+        if not c.linear:
             return
-        for name, coef in itertools.chain((first,), _others_by_degree(c.linear, first, readers)):
+        # each summand's degree (the constraints reading it), counted by map in C: a long sum's
+        # summands are many, and a repair rarely needs more than the first
+        degrees = list(map(len, map(self._readers.get, c.linear_names, itertools.repeat(()))))
+        first = degrees.index(min(degrees))
+        for name, coef in itertools.chain((c.linear[first],), _others_by_degree(c.linear, first, degrees)):
             if name in frozen:
                 continue
             for step in _steps(c.kind, value, coef, self._sorts.get(name) is INT):
@@ -539,10 +541,10 @@ class Witnesses:
                     p.sums[j] += coef * delta
 
 
-def _others_by_degree(linear, first, readers) -> Iterator:
-    """The summands but ``first``, in fewest constraints first: sorted only when asked for
-    (a repair rarely needs a second candidate)."""
-    yield from (nc for nc in sorted(linear, key=lambda nc: len(readers.get(nc[0], ()))) if nc is not first)
+def _others_by_degree(linear, first: int, degrees: list[int]) -> Iterator:
+    """The summands but the one at ``first``, in fewest constraints first (a stable order):
+    sorted only when asked for (a repair rarely needs a second candidate)."""
+    yield from (linear[i] for i in sorted(range(len(linear)), key=degrees.__getitem__) if i != first)
 
 
 # ---------------------------------------------------------------- constraints
