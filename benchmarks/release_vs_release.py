@@ -49,6 +49,12 @@ DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 DEFAULT_RELEASE = "a04f2a6"
 BUILT_MARK = ".absint-release-built"  # holds the commit the checkout's venv was built for
 SHOWN_LOST = 30
+#: left out of the runs' environment: a PYTHONPATH would put one version's package in the
+#: other's way; PYTHONDONTWRITEBYTECODE (set on some machines, this one included) would
+#: defeat the warm-up's byte-compilation, and every process of every run would compile its
+#: version's sources again (the tree's, being larger, about 0.1 s more a process), a cost
+#: an installed package does not pay
+CHILD_ENV_DROPPED = frozenset({"PYTHONPATH", "PYTHONDONTWRITEBYTECODE"})
 
 
 @attrs.frozen(slots=True)
@@ -134,7 +140,7 @@ def run_once(version: Version, paths: list[str], jobs: int, out: Path) -> Run:
     if out.exists():
         out.unlink()
     cmd = [version.python, "-m", "absint", "analyze", *paths, "--jobs", str(jobs), "--quiet", "--jsonl", str(out)]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {k: v for k, v in os.environ.items() if k not in CHILD_ENV_DROPPED}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, cwd=version.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -41,6 +41,22 @@ def test_one_run_of_the_tree_reads_its_letters_and_children_cpu(tmp_path):
     assert run.cpu >= run.in_files > 0  # the children's CPU holds the files' own
 
 
+def test_the_runs_write_byte_code_and_see_no_pythonpath(tmp_path, monkeypatch):
+    """Each side's processes run with the byte code the warm-up wrote (PYTHONDONTWRITEBYTECODE,
+    set on some machines, would make every process compile its version's sources again) and
+    without a PYTHONPATH that could put one version's package in the other's way."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    seen = tmp_path / "env.txt"
+    fake = tmp_path / "fake-python"  # stands in for an interpreter: notes its environment, writes no records
+    fake.write_text(f"#!/bin/sh\nenv > {seen}\nfor a; do out=$a; done\n: > $out\n")
+    fake.chmod(0o755)
+    R.run_once(R.Version("fake", str(fake), tmp_path), ["x.smt2"], 1, tmp_path / "out.jsonl")
+    names = {line.split("=", 1)[0] for line in seen.read_text().splitlines()}
+    assert "PYTHONDONTWRITEBYTECODE" not in names and "PYTHONPATH" not in names
+    assert "PATH" in names  # the rest of the environment is passed on
+
+
 def test_a_release_built_for_the_same_commit_is_reused_not_rebuilt(tmp_path):
     """The mark names the commit its venv was built for: the same commit is reused as it is
     (a rebuild would replace the planted interpreter and the file beside it)."""
