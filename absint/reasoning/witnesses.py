@@ -78,6 +78,10 @@ REPAIR_DEPTH = 3
 MAX_BROKEN = 2
 
 
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
+_KIND, _DATA = operator.attrgetter("kind"), operator.attrgetter("data")
+
+
 @attrs.frozen(slots=True, eq=False)
 class Constraint:
     """One conjunct of a fact, or of a question's side: ``sum linear + rest + const <kind> 0``
@@ -97,8 +101,8 @@ class Constraint:
     parts: tuple = ()
     #: ``linear`` as its names and its coefficients: the sum at a point is then added up by
     #: ``map`` in C (a prefix sum of 256 lengths is evaluated at every point, per question)
-    linear_names: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(n for n, _ in c.linear), takes_self=True))
-    linear_coefs: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(v for _, v in c.linear), takes_self=True))
+    linear_names: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(map(_FIRST, c.linear)), takes_self=True))
+    linear_coefs: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(map(_SECOND, c.linear)), takes_self=True))
 
     @property
     def simple(self) -> bool:
@@ -578,6 +582,9 @@ def _compile(t: Term, info, sorts: dict) -> Constraint:
     if kind not in _COMPARISONS:
         names, size = info(t)
         return Constraint(t, None, (), (), 0, tuple(names), size)
+    plain = _plain_sum(t.args[0], sorts)
+    if plain is not None:
+        return Constraint(t, t.kind, plain[0], (), plain[1], tuple(dict.fromkeys(map(_FIRST, plain[0]))), 1)
     coefs, const = T.linear_parts(t.args[0])
     rest = [(a, v) for a, v in coefs.items() if a.kind != VAR]
     inside: set[str] = set()
@@ -593,6 +600,22 @@ def _compile(t: Term, info, sorts: dict) -> Constraint:
     rest += [(a, v) for a, v in coefs.items() if a.kind == VAR and a.data in inside]
     names = tuple(dict.fromkeys([n for n, _ in linear] + sorted(inside)))
     return Constraint(t, t.kind, linear, tuple(rest), const, names, size if rest else 1)
+
+
+def _plain_sum(s: Term, sorts: dict) -> tuple[tuple, object] | None:
+    """``((name, coefficient), ...)`` and the constant of a sum whose atoms are all variables
+    (the common case, read by ``map`` in C: a prefix sum of 256 lengths is compiled per
+    question), noting their sorts; None for any other sum."""
+    if s.kind != LIN:
+        return None
+    if not all(map(operator.is_, map(_KIND, s.args), itertools.repeat(VAR))):  # no Python hash of a Kind
+        return None
+    names = tuple(map(_DATA, s.args))
+    if not sorts.keys() >= set(names):
+        for a in s.args:
+            sorts.setdefault(a.data, a.sort)
+    coefs, const = s.data
+    return tuple(zip(names, coefs)), const
 
 
 def _summands(g: Term) -> int:
