@@ -12,6 +12,11 @@ differ only in what the match reads and who proves a condition:
 * ``DECIDE``, ``EXPAND``, ``PRESENT`` (:mod:`absint.reasoning.rules`): ``(t, r)``, a term
   as written and as rebuilt from its normal (or presented) operands; a condition is asked
   of the reasoner's layers by whichever driver runs the phase.
+* ``PRESENT_FIXED`` (:mod:`absint.reasoning.rules`, driven by
+  :mod:`absint.reasoning.simplify`): ``(t, shown, bounds)``, a term as written, the presented
+  form of its sub-terms and the reasoner's bounds; the match reads the value the facts fix
+  (a point, a remainder) into its record, and its conditions, which state that value, are
+  proved by the reasoner.
 
 :func:`rewrite` is the engine of every phase: a plain loop over the rows of one kind,
 allocating nothing when no row matches (construction runs it on every term built).
@@ -43,6 +48,13 @@ class Phase(enum.Enum):
     #: to facts): ``b*(a div b)`` as ``a - a mod b`` everywhere lost 191 corpus proofs (the
     #: product's congruence as a multiple of ``b``), asked of a guard left open it costs none
     EXPAND = "expand"
+    #: what is shown to people where the facts fix a value the term does not name (a numeric
+    #: term's point, a dividend's remainder): the match reads it from the reasoner's bounds, a
+    #: condition states it and the reasoner proves it. Apart from PRESENT, whose rows hold at
+    #: every integer with no condition and fold constant divisions with no reasoner at hand
+    #: (``simplify.fold_div``), to a fixpoint; these hold under the facts only, take the
+    #: reasoner as an argument, and apply once per node of the term shown
+    PRESENT_FIXED = "present-fixed"
 
 
 #: what a row's result and conditions may use to normalise (or present) the terms they build
@@ -56,8 +68,9 @@ Conditions = Iterator[tuple[object, ...]]
 class Row:
     """``kind(...)`` equals ``result(match)`` wherever ``conditions(match)`` hold.
 
-    ``match``: the phase's arguments (construct: the operands; else the term as written and
-    as rebuilt) -> a named record, or None; ``conditions(match, again)`` -> groups of terms,
+    ``match``: the phase's arguments (construct: the operands; present-fixed: the term as
+    written, its sub-terms' presented forms and the reasoner's bounds; else the term as
+    written and as rebuilt) -> a named record, or None; ``conditions(match, again)`` -> groups of terms,
     or None for a row that holds at every point; ``result(match, again)`` -> the term."""
 
     name: str

@@ -1,5 +1,5 @@
 """The rewrite rows whose side conditions the reasoner proves (phases DECIDE, EXPAND,
-PRESENT), of the one row type and engine of :mod:`absint.lang.rewriting`.
+PRESENT, PRESENT_FIXED), of the one row type and engine of :mod:`absint.lang.rewriting`.
 
 A row: the kinds of (rebuilt) term it applies to, a syntactic ``match`` into a named record,
 the side ``conditions`` it needs proved, and the ``result``. Conditions come as groups,
@@ -9,7 +9,10 @@ registered are asked). Who proves them is the phase's driver: the normal form
 (:class:`absint.reasoning.normal_form.NormalForm`, layers 0-1, which owns memoisation and
 the retry of a row not proved yet) for DECIDE and an open guard's monomials; the reasoner's
 bounds, registering nothing, for an open guard itself (EXPAND); none for PRESENT, whose rows
-hold at every point. :data:`ROWS` holds every row of every phase, the constructors' first.
+hold at every point; layers 0-1 again, asked by :mod:`absint.reasoning.simplify`, for
+PRESENT_FIXED, whose match reads a value the facts fix (a point, a remainder) from the
+reasoner's bounds and whose conditions state it. :data:`ROWS` holds every row of every
+phase, the constructors' first.
 
 The rewrites a term constructor makes (constant folding, ``div``/``mod`` by a constant, the
 prelude's idioms) are the first phase, ``construct``: the rows of
@@ -27,10 +30,10 @@ import math
 from typing import Callable, Iterator
 
 from absint.lang import terms as T
-from absint.lang.kinds import AND, CONST, DEF, DIV, EQ, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, OR, RDIV, TO_REAL, \
-    Kind
+from absint.lang.kinds import AND, CEIL, CONST, DEF, DIV, EQ, FN, ITE, LE, LIN, LT, MAX, MIN, MOD, MUL, NE, OR, POW, \
+    RDIV, TO_INT, TO_REAL, VAR, Kind
 from absint.lang.rewriting import Phase, Row, by_kind, record, rewrite
-from absint.lang.terms import INT, Term
+from absint.lang.terms import BOOL, INT, Term
 from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
     remove_factors
 
@@ -790,6 +793,146 @@ PRESENTATION_ROWS = (
 )
 
 
+# ---------------------------------------------------------------- presentation: values the facts fix
+# Rows of phase PRESENT_FIXED, applied once per node of a term shown (simplify's driver, children
+# first). The match gets ``(t, shown, bounds)``: ``t`` as written (a node of the normal form or of
+# the term as asked), ``shown`` the presented form of any sub-term of ``t`` (equal to it wherever
+# the facts hold: the driver's own results), ``bounds`` the reasoner's numeric bounds. The value
+# the facts fix (a point, a remainder) is not a part of ``t`` a match could name, so the match
+# reads it from ``bounds`` into its record; the conditions state that value (``t = c``,
+# ``x mod d = r``) and the driver has the reasoner prove them, so a value misread is refuted
+# there and never shown. Given its conditions each result equals ``t`` (``shown`` aside).
+
+#: what a present-fixed match reads a sub-term's presented form with
+Shown = Callable[[Term], Term]
+#: the reasoner's numeric ``(lo, hi)`` of a term (``-inf``/``inf`` where unbounded)
+Bounds = Callable[[Term], tuple[object, object]]
+
+#: every kind a numeric term has, a constant's aside (a var, fn or ite may be Bool: the match looks)
+NUMERIC_KINDS = (VAR, LIN, MUL, DIV, MOD, RDIV, POW, TO_INT, CEIL, TO_REAL, MIN, MAX, FN, DEF, ITE)
+
+
+def is_point(lo: object, hi: object) -> bool:
+    """Bounds that allow one value."""
+    return lo == hi and lo not in (math.inf, -math.inf)
+
+
+Point = record("Point", "term value", "A numeric term and the one value its bounds allow.")
+
+
+def _match_point(t: Term, shown: Shown, bounds: Bounds) -> Point | None:
+    if t.sort is BOOL:
+        return None
+    lo, hi = bounds(t)
+    return Point(t, lo) if is_point(lo, hi) else None
+
+
+def _point_conditions(m: Point, again: Normalize) -> Conditions:
+    yield (T.eq(m.term, _point_result(m, again)),)
+
+
+def _point_result(m: Point, again: Normalize) -> Term:
+    return T.const(m.value, m.term.sort)
+
+
+FixedRemainder = record("FixedRemainder", "dividend shown divisor remainder",
+                        "``dividend mod divisor = remainder`` as the facts fix it (``divisor > 0``); ``shown``: the "
+                        "dividend as presented.")
+FixedQuotient = record("FixedQuotient", "constant fixed",
+                       "``(Q + constant) div d``: ``fixed`` holds ``Q mod d``, ``Q`` the dividend less the constant.")
+FixedMultiples = record("FixedMultiples", "constant parts",
+                        "A sum's constant and, per atom, ``(atom as presented, coefficient, FixedRemainder or None)``: "
+                        "one with a remainder is a quotient by a divisor of its coefficient.")
+
+
+def _fixed_remainder(bounds: Bounds, x: Term, shown_x: Term, d: int) -> FixedRemainder | None:
+    """``x mod d`` read from the bounds, when they fix it."""
+    lo, hi = bounds(T.mod(x, T.const(d)))
+    return FixedRemainder(x, shown_x, d, lo) if is_point(lo, hi) else None
+
+
+def _remainder_is(f: FixedRemainder) -> Term:
+    return T.eq(T.mod(f.dividend, T.const(f.divisor)), T.const(f.remainder))
+
+
+def _without_constant(x: Term) -> tuple[Term, int]:
+    coefs, k = T.linear_parts(x)
+    return T.make_linear(INT, coefs, 0), k
+
+
+def _match_fixed_quotient(t: Term, shown: Shown, bounds: Bounds) -> FixedQuotient | None:
+    """``x div d`` (``d > 0``) whose dividend is presented ``Q + k`` (``k != 0``, ``Q`` not a
+    constant), with ``(x - k) mod d`` fixed."""
+    if not positive_constant(t.args[1]):
+        return None
+    q, k = _without_constant(shown(t.args[0]))
+    if k == 0 or q.kind == CONST:
+        return None
+    fixed = _fixed_remainder(bounds, T.sub(t.args[0], T.const(k)), q, t.args[1].data)
+    return None if fixed is None else FixedQuotient(k, fixed)
+
+
+def _fixed_quotient_conditions(m: FixedQuotient, again: Normalize) -> Conditions:
+    yield (_remainder_is(m.fixed),)
+
+
+def _fixed_quotient_result(m: FixedQuotient, again: Normalize) -> Term:
+    """``Q = d*(Q div d) + r`` with ``0 <= r < d``, so ``(Q + k) div d = Q div d + (r + k) div d``
+    exactly; ``again`` presents ``Q div d`` (folds it)."""
+    f = m.fixed
+    return T.add(again(T.div(f.shown, T.const(f.divisor))), T.const(T.euclid_div(f.remainder + m.constant, f.divisor)))
+
+
+def _fixed_multiple(bounds: Bounds, q: Term, v: int, x_shown: Term) -> FixedRemainder | None:
+    """For ``v*q``, ``q = x div d``: ``x mod d`` when ``d > 0`` divides ``v`` and the bounds fix it."""
+    d = q.args[1]
+    if not positive_constant(d) or v % d.data:
+        return None
+    return _fixed_remainder(bounds, q.args[0], x_shown, d.data)
+
+
+def _match_fixed_multiples(t: Term, shown: Shown, bounds: Bounds) -> FixedMultiples | None:
+    """An Int sum with a term ``c*d*(x div d)`` whose ``x mod d`` the facts fix: tried on the atom as
+    written, then as presented (``4*((4*x) div 16)`` is presented ``4*(x div 4)``)."""
+    if t.sort is not INT:
+        return None
+    coefs, k = t.data
+    parts, found = [], False
+    for a, v in zip(t.args, coefs):
+        p = shown(a)
+        f = _fixed_multiple(bounds, a, v, shown(a.args[0])) if a.kind == DIV else None
+        if f is None and p.kind == DIV:
+            f = _fixed_multiple(bounds, p, v, p.args[0])
+        parts.append((p, v, f))
+        found = found or f is not None
+    return FixedMultiples(k, tuple(parts)) if found else None
+
+
+def _fixed_multiples_conditions(m: FixedMultiples, again: Normalize) -> Conditions:
+    for _, _, f in m.parts:
+        if f is not None:
+            yield (_remainder_is(f),)
+
+
+def _fixed_multiples_result(m: FixedMultiples, again: Normalize) -> Term:
+    """``x = d*(x div d) + r``, so ``c*d*(x div d) = c*(x - r)`` exactly; other atoms as presented."""
+    return T.add(T.const(m.constant), *(T.scale(p, v) if f is None else
+                                        T.scale(T.sub(f.shown, T.const(f.remainder)), v // f.divisor)
+                                        for p, v, f in m.parts))
+
+
+#: a numeric term whose bounds are a point is that constant (simplify asks it of a whole term too)
+POINT_ROW = _rule("a term whose bounds are a point is that constant", NUMERIC_KINDS, _match_point,
+                  _point_conditions, _point_result, Phase.PRESENT_FIXED)
+FIXED_ROWS = (
+    POINT_ROW,
+    _rule("a quotient whose dividend's remainder is fixed moves the constant out", (DIV,), _match_fixed_quotient,
+          _fixed_quotient_conditions, _fixed_quotient_result, Phase.PRESENT_FIXED),
+    _rule("a multiple of a quotient whose remainder is fixed is the dividend less it", (LIN,),
+          _match_fixed_multiples, _fixed_multiples_conditions, _fixed_multiples_result, Phase.PRESENT_FIXED),
+)
+
+
 #: the table; for one term the rows of its kind are tried in order, the first proved wins
 RULES: tuple[Row, ...] = (
     _rule("exact quotient", (DIV, MOD), _match_exact,
@@ -844,6 +987,7 @@ RULES: tuple[Row, ...] = (
           _match_subsumed(lambda kind, seen: absorbed_equalities(seen)), None, _junction_of),
     *GUARD_ROWS,
     *PRESENTATION_ROWS,
+    *FIXED_ROWS,
 )
 #: every rewrite row of every phase: the constructors' (CONSTRUCT), then this table's
 ROWS: tuple[Row, ...] = T.CONSTRUCTION + RULES
@@ -853,6 +997,8 @@ DECIDING: tuple[Row, ...] = tuple(r for r in RULES if r.phase is Phase.DECIDE)
 BY_KIND = by_kind(RULES, Phase.DECIDE)
 #: the rows presentation applies, exact for every integer
 PRESENT_BY_KIND = by_kind(RULES, Phase.PRESENT)
+#: the rows presentation applies where the facts fix a value (simplify's driver proves them)
+FIXED_BY_KIND = by_kind(RULES, Phase.PRESENT_FIXED)
 #: the rows an open guard (a comparison) and its monomials (products) meet while it is decided
 EXPANDING: tuple[Row, ...] = tuple(r for r in RULES if r.phase is Phase.EXPAND)
 EXPAND_BY_KIND = by_kind(RULES, Phase.EXPAND)

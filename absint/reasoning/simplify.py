@@ -7,7 +7,8 @@ nested divisions in the canonical constructors was measured to lose 279 corpus p
 So deciding keeps the normal form, and this pass only rewrites what is shown to people
 (``absint outputs``, ``bounds --outputs``, ``ShapeReasoner.simplify``).
 
-The pass, on the normal form under the facts, children before parents:
+The pass, on the normal form under the facts, children before parents, every rewrite a
+row of :data:`absint.reasoning.rules.RULES` run by the one engine:
 
 1. a numeric sub-term whose bounds are a point is that constant;
 2. ``ite`` with a decided condition is its branch; ``min``/``max`` of operands whose
@@ -15,35 +16,38 @@ The pass, on the normal form under the facts, children before parents:
    (:data:`absint.reasoning.rules.BY_KIND`), their conditions decided by every layer, isl
    included, on the original operands (which the reasoner knows as keys);
 3. divisions and remainders by positive constants are folded by the presentation rows of
-   the rule table (:data:`absint.reasoning.rules.RULES`, phase ``PRESENT``; exact for every
-   integer): a nested quotient ``(z div a + k) div d = (z + k*a) div (a*d)``, a common
-   content ``(g*P) div (g*D) = P div D`` and ``(g*P) mod (g*D) = g*(P mod D)``, an inner
-   remainder by a multiple ``(z mod (m*d)) mod d = z mod d``;
+   the rule table (phase ``PRESENT``; exact for every integer): a nested quotient
+   ``(z div a + k) div d = (z + k*a) div (a*d)``, a common content
+   ``(g*P) div (g*D) = P div D`` and ``(g*P) mod (g*D) = g*(P mod D)``, an inner remainder
+   by a multiple ``(z mod (m*d)) mod d = z mod d``;
 4. a division whose remainder the facts fix (``Q mod d = r``, read from the congruence):
    ``(Q + k) div d = Q div d + (r + k) div d``, and ``c*d*(x div d) = c*(x - r)``.
 
-Steps 1 and 4 are not rows: the constant they write (the point, the remainder ``r``) is a
-value read from the facts' bounds, not a part of the term a match could name; a row would
-have to try every residue as a side condition. They compute a value, then build the term.
+Steps 1 and 4 are the rows of phase ``PRESENT_FIXED``
+(:data:`absint.reasoning.rules.FIXED_ROWS`): the constant they write (the point, the
+remainder ``r``) is no part of the term, so their match reads it from the reasoner's bounds,
+and their conditions (``t = c``, ``Q mod d = r``) state it; the driver here has layers 0-1
+prove them (:func:`fixed_proved`: the bounds were theirs, read on the key just bounded), so
+a value misread is refuted, not shown.
 
 Every rewrite is an equality at every point that satisfies the facts, and so is the
 result. Nothing here changes what the reasoner knows beyond registering the sub-terms
-it bounds (as any ``bounds`` question does).
+it bounds (as any ``bounds`` question does; a condition proved reads the same keys).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Protocol
 
 import attrs
 
 from absint.lang import terms as T
 from absint.lang.dag import subterms
-from absint.lang.kinds import CONST, DIV, ITE, LIN, MAX, MIN, MOD
+from absint.lang.kinds import CONST, DIV, ITE, MAX, MIN, MOD
 from absint.lang.rewriting import Row, holds, rewrite
-from absint.lang.terms import BOOL, INT, Term
-from absint.reasoning.rules import BY_KIND, PRESENT_BY_KIND, positive_constant, rewrite_exact
+from absint.lang.terms import BOOL, Term
+from absint.reasoning.rules import BY_KIND, FIXED_BY_KIND, POINT_ROW, PRESENT_BY_KIND, Bounds, Shown, is_point, \
+    positive_constant, rewrite_exact
 from absint.reasoning.verdict import Truth, Verdict
 
 
@@ -54,6 +58,8 @@ class Asker(Protocol):
     def contradiction(self) -> bool: ...
 
     def normalize(self, term: Term) -> Term: ...
+
+    def truth(self, b: Term) -> bool | None: ...
 
     def bounds(self, term: Term) -> tuple[object, object]: ...
 
@@ -75,10 +81,6 @@ class Simplified:
         return self.term.data if self.term.kind == CONST else None
 
 
-def is_point(lo: object, hi: object) -> bool:
-    return lo == hi and lo not in (math.inf, -math.inf)
-
-
 def simplify(r: Asker, term: Term) -> Simplified:
     """``term`` as the simplest expression found equal to it under the facts: its constant
     when the bounds are a point, else the smaller of the presented normal form and the
@@ -87,8 +89,10 @@ def simplify(r: Asker, term: Term) -> Simplified:
         raise TypeError("simplify() takes a numeric term")
     nf = r.normalize(term)
     lo, hi = r.bounds(nf)
-    if is_point(lo, hi):
-        return Simplified(T.const(lo, term.sort), lo, hi)
+    if is_point(lo, hi):  # the point row alone: the whole term before its parts
+        point = _fixed(r, (POINT_ROW,), nf, _unshown, lambda t: (lo, hi) if t is nf else r.bounds(t))
+        if point is not None:
+            return Simplified(point, lo, hi)
     if r.contradiction:
         return Simplified(nf, lo, hi)
     best = present(r, nf)
@@ -116,26 +120,25 @@ def present(r: Asker, t: Term) -> Term:
 
 
 def _present_node(r: Asker, s: Term, out: dict[int, Term]) -> Term:
-    """One node, its operands already presented in ``out``; decisions and bounds are read
-    on the original operands, which the reasoner knows as keys."""
+    """One node, its sub-terms already presented in ``out``: the rows of the module
+    docstring; decisions and bounds are read on the original operands, which the reasoner
+    knows as keys."""
     if s.sort is BOOL or s.kind == CONST:
         return s
-    lo, hi = r.bounds(s)
-    if is_point(lo, hi):
-        return T.const(lo, s.sort)
+    k = s.kind
+    fixed = _fixed(r, FIXED_BY_KIND[k], s, lambda a: out[a.id], r.bounds)
+    if fixed is not None:
+        return fixed
     if not s.args:
         return s
-    k = s.kind
     if k in (ITE, MIN, MAX):  # the operand the deciding rows choose, as presented
         chosen = rewrite(BY_KIND[k], (s, s), r.normalize, lambda row, m: _decided(r, row, m))
         if chosen is not None:
             return out[chosen.id]
-    args = tuple(out[a.id] for a in s.args)
-    if k == LIN and s.sort is INT:
-        return _exact_multiples(r, s, args, out)
+    rebuilt = T.rebuild(s, tuple(out[a.id] for a in s.args))
     if k in (DIV, MOD) and positive_constant(s.args[1]):
-        return _divided(r, s, args[0], s.args[1].data)
-    return T.rebuild(s, args)
+        return present_exact(rebuilt)
+    return rebuilt
 
 
 def _decided(r: Asker, row: Row, m) -> bool:
@@ -143,56 +146,28 @@ def _decided(r: Asker, row: Row, m) -> bool:
     return holds(row, m, r.normalize, lambda c: r.decide(c).truth is Truth.TRUE)
 
 
-# ---------------------------------------------------------------- remainders the facts fix
+def _fixed(r: Asker, rows: tuple[Row, ...], s: Term, shown: Shown, bounds: Bounds) -> Term | None:
+    """The first of the present-fixed ``rows`` that matches ``s`` (its sub-terms as ``shown``, values
+    read with ``bounds``: the reasoner's, or the ones just read of ``s``) and that layers 0-1 prove."""
+    return rewrite(rows, (s, shown, bounds), present_exact, lambda row, m: fixed_proved(r, row, m))
 
 
-def fixed_remainder(r: Asker, x: Term, d: int) -> int | None:
-    """``x mod d`` when the facts fix it (its bounds are a point), else None."""
-    lo, hi = r.bounds(T.mod(x, T.const(d)))
-    return lo if is_point(lo, hi) else None
+def fixed_proved(r: Asker, row: Row, m) -> bool:
+    """The prover of the present-fixed rows: each condition group has a term layers 0-1 prove.
+    The value stated was read from their bounds, so a right one is proved on the key just
+    read (no isl, no case split: nothing the bounds did not see) and a misread one refuted."""
+    return holds(row, m, present_exact, lambda c: r.truth(r.normalize(c)) is True)
 
 
-def _exact_multiples(r: Asker, s: Term, args: tuple[Term, ...], out: dict[int, Term]) -> Term:
-    """``c*d*(x div d) = c*(x - rem)`` when ``x mod d = rem`` under the facts: then
-    ``x = d*(x div d) + rem`` exactly. Tried on the atom as written, then as presented
-    (``4*((4*x) div 16)`` is presented ``4*(x div 4)``, exact where ``x mod 4`` is fixed).
-    Other atoms stay as presented."""
-    coefs, k = s.data
-    parts: list[Term] = [T.const(k)]
-    for a, p, v in zip(s.args, args, coefs):
-        exact = _exact_multiple(r, a, v, out[a.args[0].id]) if a.kind == DIV else None
-        if exact is None and p.kind == DIV:
-            exact = _exact_multiple(r, p, v, p.args[0])
-        parts.append(T.scale(p, v) if exact is None else exact)
-    return T.add(*parts)
+def _unshown(t: Term) -> Term:
+    """No sub-term presented yet: each is itself (the point row reads none)."""
+    return t
 
 
-def _exact_multiple(r: Asker, q: Term, v: int, x_shown: Term) -> Term | None:
-    """``v*q`` for ``q = x div d`` as ``(v/d)*(x_shown - rem)`` (``x_shown``: ``x`` as
-    presented) when ``d`` divides ``v`` and the facts fix ``x mod d = rem``; else None."""
-    if not positive_constant(q.args[1]) or v % q.args[1].data:
-        return None
-    d = q.args[1].data
-    rem = fixed_remainder(r, q.args[0], d)
-    return None if rem is None else T.scale(T.sub(x_shown, T.const(rem)), v // d)
-
-
-def _divided(r: Asker, s: Term, x: Term, d: int) -> Term:
-    """``s`` = ``x_orig div d`` or ``x_orig mod d`` (``x`` presented): a fixed remainder moves the
-    constant out of a quotient, then the constant folds apply."""
-    if s.kind == DIV:
-        q, k = _without_constant(x)
-        if k != 0 and q.kind != CONST:
-            rem = fixed_remainder(r, T.sub(s.args[0], T.const(k)), d)
-            if rem is not None:  # x = Q + k, Q = d*(Q div d) + rem
-                return T.add(fold_div(q, d), T.const(T.euclid_div(rem + k, d)))
-        return fold_div(x, d)
-    return fold_mod(x, d)
-
-
-def _without_constant(x: Term) -> tuple[Term, int]:
-    coefs, k = T.linear_parts(x)
-    return T.make_linear(INT, coefs, 0), k
+def present_exact(t: Term) -> Term:
+    """``t`` with the presentation rows of :data:`absint.reasoning.rules.RULES` (phase
+    ``PRESENT``, exact for every integer) applied until none does."""
+    return rewrite_exact(t, PRESENT_BY_KIND)
 
 
 # ---------------------------------------------------------------- folds exact for every integer
@@ -201,10 +176,10 @@ def _without_constant(x: Term) -> tuple[Term, int]:
 def fold_div(x: Term, d: int) -> Term:
     """``x div d`` for ``d > 0`` with nested quotients and common contents folded: the
     presentation rows of :data:`absint.reasoning.rules.RULES` (exact for every integer)."""
-    return rewrite_exact(T.div(x, T.const(d)), PRESENT_BY_KIND)
+    return present_exact(T.div(x, T.const(d)))
 
 
 def fold_mod(x: Term, d: int) -> Term:
     """``x mod d`` for ``d > 0`` with inner remainders by multiples and common contents
     folded, by the same rows."""
-    return rewrite_exact(T.mod(x, T.const(d)), PRESENT_BY_KIND)
+    return present_exact(T.mod(x, T.const(d)))

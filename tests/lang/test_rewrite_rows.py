@@ -12,6 +12,13 @@ original has no value (SMT-LIB's ``x div 0`` is unspecified) brute force skips t
 Z3, which reads it as an uninterpreted function, is the check. A row's conditions are the
 conjunction of its groups, each the disjunction of its terms; results are built with no
 normalisation (``again`` is the identity), which keeps the value.
+
+A present-fixed row's match reads a value from a reasoner that has assumed some facts (a
+point, a remainder), so its instances come from terms under facts (:data:`UNDER_FACTS`), its
+sub-terms shown as written or folded by the exact presentation rows, and each is checked
+twice: where its own conditions hold, and where the facts hold (the value it read must be
+the one they fix: a misread value is wrong there). simplify's prover must prove every such
+match, and refute a misread one.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from absint.lang.ops import COMPARISON_KINDS, OPS, Undefined
 from absint.lang.printer import to_smtlib
 from absint.lang.rewriting import Phase, Row, by_kind
 from absint.reasoning import rules
+from absint.reasoning.reasoner import Reasoner
+from absint.reasoning.simplify import fixed_proved
 from benchmarks.generators import PRELUDE_TEXT
 
 x, y, m = (T.var(n, T.INT) for n in "xym")
@@ -118,6 +127,53 @@ def _terms_of_kinds():
 
 TERMS = tuple(dict.fromkeys(_terms_of_kinds()))
 
+# ---------------------------------------------------------------- the present-fixed phase's terms, under facts
+
+#: facts, and terms under them: values they fix (a sum, a product, an embedding, a min, an ite,
+#: a remainder), quotients whose dividend's remainder they fix, and multiples of such quotients
+#: (``4*((4*x + 8) div 16)`` only once its quotient is folded to ``(x + 2) div 4``), and terms
+#: whose values or remainders they leave open
+UNDER_FACTS = (
+    ((T.eq(m, k(2)),), (T.add(m, k(1)), T.mul(m, m), T.add(T.to_real(m), k(Fraction(1, 2), T.REAL)),
+                        T.minimum(m, k(3)), T.ite(T.le(x, y), m, k(2)), T.div(T.add(T.scale(m, 5), k(1)), k(2)),
+                        T.mul(m, x))),
+    ((T.eq(T.mod(x, k(4)), k(1)),), (T.div(T.add(x, k(3)), k(4)), T.div(T.add(x, k(6)), k(4)),
+                                     T.mod(T.add(x, k(1)), k(4)), T.scale(T.div(x, k(4)), 8),
+                                     T.add(y, T.scale(T.div(x, k(2)), 6)),
+                                     T.scale(T.div(T.add(T.scale(x, 4), k(8)), k(16)), 4), T.div(T.add(x, k(2)), k(4)),
+                                     T.div(T.add(T.scale(x, 2), k(3)), k(4)), T.div(T.add(y, k(1)), k(2)))),
+    ((T.eq(T.mod(x, k(6)), k(3)), T.ge(y, k(1))), (T.div(T.add(x, k(2)), k(3)), T.add(T.scale(T.div(x, k(3)), 3), y),
+                                                   T.scale(T.div(T.scale(x, 2), k(6)), 12))),
+    ((T.eq(T.mod(x, k(16)), k(0)), T.ge(x, k(0))), (T.scale(T.div(T.scale(x, 4), k(16)), 4), T.div(x, k(8)))),
+)
+_REASONERS: dict[tuple, Reasoner] = {}
+
+
+def reasoner(facts: tuple) -> Reasoner:
+    """One reasoner per set of facts, kept (a match reads bounds, which only registers keys)."""
+    if facts not in _REASONERS:
+        r = _REASONERS[facts] = Reasoner()
+        for f in facts:
+            r.assume(f)
+    return _REASONERS[facts]
+
+
+def _folded(t: T.Term) -> T.Term:
+    """A sub-term as presented by the exact presentation rows (equal to it at every integer)."""
+    return rules.rewrite_exact(t, rules.PRESENT_BY_KIND)
+
+
+def fixed_matches(row: Row):
+    """``(facts, reasoner, term, match)`` for each term under facts ``row`` matches, its sub-terms
+    shown as written and as folded."""
+    for facts, terms in UNDER_FACTS:
+        r = reasoner(facts)
+        for t in terms:
+            for shown in ((lambda s: s), _folded):
+                match = row.match(t, shown, r.bounds) if t.kind in row.kinds else None
+                if match is not None:
+                    yield facts, r, t, match
+
 # ---------------------------------------------------------------- instances, brute force, Z3
 
 #: the box: x, y, m small, with r and b set from them (two readings each)
@@ -192,6 +248,12 @@ def instances(row: Row) -> list[Instance]:
                         out.append(Instance(kind, operands, None, T.TRUE, row.result(match, lambda s: s)))
                 except TypeError:  # a sort the constructor refuses before any row
                     continue
+    elif row.phase is Phase.PRESENT_FIXED:
+        for facts, _, t, match in fixed_matches(row):
+            result = row.result(match, lambda s: s)
+            out.append(Instance(t.kind, (), t, T.and_(*facts), result))
+            out.append(Instance(t.kind, (), t, _condition(row, match), result))
+        out = list(dict.fromkeys(out))
     else:
         for t in TERMS:
             match = row.match(t, t) if t.kind in row.kinds else None
@@ -247,7 +309,7 @@ def test_every_row_applies_and_keeps_the_value_by_brute_force(row):
     assert brute_force_failures(row) == []
 
 
-@pytest.mark.parametrize("row", [row for row in rules.ROWS if POW not in row.kinds], ids=_id)
+@pytest.mark.parametrize("row", [row for row in rules.ROWS if row.kinds != (POW,)], ids=_id)
 def test_every_row_agrees_with_z3(row):
     assert z3_disagreements(row) == []
 
@@ -268,7 +330,16 @@ def test_every_phase_has_rows_and_each_is_in_one_table():
     for kind, rows in T._ROWS_BY_KIND.items():
         assert rows == tuple(row for row in T.CONSTRUCTION if kind in row.kinds)
     assert rules.BY_KIND == by_kind(rules.RULES, Phase.DECIDE)
+    assert rules.FIXED_BY_KIND == by_kind(rules.RULES, Phase.PRESENT_FIXED)
     assert not any(row.phase is Phase.PRESENT for rows in rules.BY_KIND.values() for row in rows)
+    assert all(row.conditions is None for rows in rules.PRESENT_BY_KIND.values() for row in rows)
+
+
+@pytest.mark.parametrize("row", rules.FIXED_ROWS, ids=_id)
+def test_simplify_proves_every_present_fixed_match(row):
+    """What a match read is what the facts fix: the driver's prover (layers 0-1) proves it."""
+    found = [(t, match) for _, r, t, match in fixed_matches(row) if not fixed_proved(r, row, match)]
+    assert found == []
 
 
 def _off_by_one(row: Row) -> Row:
@@ -281,6 +352,19 @@ def _off_by_one(row: Row) -> Row:
 
 def _row(name: str) -> Row:
     return next(row for row in rules.ROWS if row.name == name)
+
+
+def _misread(row: Row) -> Row:
+    """``row`` with every bound it reads one too high: a point, a remainder off by one."""
+    def match(t, shown, bounds):
+        return row.match(t, shown, lambda s: tuple(v + 1 for v in bounds(s)))
+
+    return attrs.evolve(row, name=f"planted: {row.name}, the value read one too high", match=match)
+
+
+#: present-fixed rows whose match misreads the value the facts fix (their result is right for
+#: the value read, so only the facts tell): the driver's prover and the checks must catch them
+MISREAD = tuple(_misread(row) for row in rules.FIXED_ROWS)
 
 
 #: per phase, wrong rows the checks must catch: a result off by one (or negated), and a side
@@ -305,6 +389,8 @@ PLANTED = (
     _off_by_one(_row("a bound on a max/min is the and/or of bounds on its operands")),
     _off_by_one(_row("nested constant quotients are one quotient")),
     _off_by_one(_row("a common content leaves a smaller constant remainder")),
+    *MISREAD,
+    _off_by_one(_row("a quotient whose dividend's remainder is fixed moves the constant out")),
 )
 
 
@@ -316,6 +402,12 @@ def test_a_planted_wrong_row_of_every_phase():
 def test_a_planted_wrong_row_is_caught_by_brute_force_and_z3(row):
     assert brute_force_failures(row)
     assert z3_disagreements(row, limit=MAX_INSTANCES)
+
+
+@pytest.mark.parametrize("row", MISREAD, ids=_id)
+def test_simplify_refutes_every_misread_value(row):
+    matches = list(fixed_matches(row))
+    assert matches and not any(fixed_proved(r, row, match) for _, r, _, match in matches)
 
 
 def test_the_power_rows_fold_only_exact_integers():
