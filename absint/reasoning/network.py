@@ -416,7 +416,7 @@ class ValueNetwork:
             p = work.popleft()
             queued.discard(p)
             steps += 1
-            for q in parents.get(p, ()):
+            for q in tuple(parents.get(p, ())):  # a copy: narrowing may register a key reading p
                 if q in val:
                     before = val[q]
                     self._narrow(q, self._forward(q, p))
