@@ -256,7 +256,7 @@ class Witnesses:
                     kept.append(p)
             self.points = kept
             self._taken += 1
-        if not self.points and len(self.constraints) >= self._rebuild_after:
+        if not self.points and len(self.constraints) >= self._rebuild_after and not self.trail.recording:
             self._rebuild()
 
     def _rebuild(self) -> None:

@@ -164,6 +164,35 @@ def test_points_follow_a_rollback():
     _check_points(r, [T.le(x, y)])
 
 
+def test_a_branch_that_drops_every_point_does_not_rebuild_them_and_the_rollback_restores_them():
+    """Inside a checkpoint (a case split's branch) a fact no point can be repaired into drops
+    them all; growing a new point through every fact would cost the whole program per branch
+    (58 rebuilds were 1.7 of 2.3 s on one corpus file), so the branch goes on without points;
+    the rollback brings the old points back, and outside a checkpoint a rebuild is tried."""
+    x, y = VARS[:2]
+    square = T.eq(T.mul(x, x), T.const(49))  # x inside a product: no move repairs it
+    question = T.eq(T.add(x, y), T.ZERO)
+    r = Reasoner()
+    r.example({"x": 3, "y": 3})
+    r.assume(T.le(x, y))
+    assert r.decide(T.eq(x, y)).truth is Truth.UNKNOWN and r.witnesses.points
+    rebuilds = []
+    original = W.Witnesses._rebuild
+    W.Witnesses._rebuild = lambda self: rebuilds.append(1) or original(self)
+    try:
+        with r.tentatively():
+            r.assume(square)
+            r.decide(question)
+            assert not r.witnesses.points and not rebuilds
+        assert r.witnesses.points and r.decide(T.eq(x, y)).truth is Truth.UNKNOWN
+        _check_points(r, [T.le(x, y)])
+        r.assume(square)
+        r.decide(question)
+        assert rebuilds
+    finally:
+        W.Witnesses._rebuild = original
+
+
 def test_a_planted_move_that_forgets_the_sums_is_caught(monkeypatch):
     """A move that leaves the sums of the facts it touches as they were makes points that
     break facts: the checks above must fail on the jagged questions."""
