@@ -637,10 +637,16 @@ def _one_up(d: Term, again=None) -> Term:
     return _construct(LE, BOOL, one_up)
 
 
+def _content(coefs: tuple) -> int:
+    """The gcd of integer coefficients; 1 at once when one is a unit (most sums have one,
+    and every integer comparison built asks: math.gcd reads all of a long sum's)."""
+    return 1 if 1 in coefs or -1 in coefs else math.gcd(*coefs)
+
+
 def _integer_le_by_gcd(d: Term) -> Divided | None:
     if d.kind != LIN or d.sort is not INT:
         return None
-    g = math.gcd(*d.data[0])
+    g = _content(d.data[0])
     return None if g == 1 else Divided(d, g)
 
 
@@ -654,7 +660,7 @@ def _integer_equality_off_gcd(d: Term) -> Term | None:
     if d.kind != LIN or d.sort is not INT:
         return None
     coefs, c = d.data
-    return d if c % math.gcd(*coefs) else None
+    return d if c % _content(coefs) else None
 
 
 def _integer_equality_by_gcd(d: Term) -> Divided | None:
@@ -663,7 +669,7 @@ def _integer_equality_by_gcd(d: Term) -> Divided | None:
     if d.kind != LIN or d.sort is not INT:
         return None
     coefs, c = d.data
-    g = math.gcd(*coefs)
+    g = _content(coefs)
     if coefs[0] < 0:
         g = -g
     return None if g == 1 or c % g else Divided(d, g)
