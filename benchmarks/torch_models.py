@@ -51,6 +51,42 @@ MODES = ("off", "fallback", "primary", "shadow")
 # ---------------------------------------------------------------- the child
 
 
+class _Collections:
+    """The process's garbage collections during the traced call, and those that began inside
+    absint's question answering (``ShapeEnvBridge._decide``): a full collection walks torch's
+    whole heap (a few tenths of a second), and whichever call allocates the object that
+    triggers it pays, so one landing inside absint doubled its time per question at EBC 256
+    without any work of its own changing (with the collector off the two commits matched)."""
+
+    def __init__(self) -> None:
+        self.seconds = self.in_decide = 0.0
+        self.inside = 0
+        self._start: float | None = None
+        self._started_inside = False
+
+    def callback(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._start, self._started_inside = time.perf_counter(), bool(self.inside)
+        elif self._start is not None:
+            spent = time.perf_counter() - self._start
+            self.seconds += spent
+            self.in_decide += spent if self._started_inside else 0.0
+            self._start = None
+
+    def watch(self, cls, attr: str) -> None:
+        original = cls.__dict__[attr]
+
+        @functools.wraps(original)
+        def watched(obj, *args, **kwargs):
+            self.inside += 1
+            try:
+                return original(obj, *args, **kwargs)
+            finally:
+                self.inside -= 1
+
+        setattr(cls, attr, watched)
+
+
 def _timed_outermost(cls, attr: str, total: list[float]) -> None:
     """``cls.attr`` replaced by a wrapper that adds the CPU of its outermost calls to ``total[0]``."""
     original = cls.__dict__[attr]
@@ -144,7 +180,12 @@ def child(family: str, n: int, mode: str, profile: str | None = None, trace: str
         absint_torch.install(mode, unknown="final")
         absint_torch.record(trace)
     _timed_outermost(ShapeEnv, "_maybe_evaluate_static", total_static)
+    from absint.torch.bridge import ShapeEnvBridge
+
+    collections = _Collections()
+    collections.watch(ShapeEnvBridge, "_decide")
     gc.collect()
+    gc.callbacks.append(collections.callback)
     profiler = _profiler(profile)
     start = time.process_time()
     try:
@@ -154,6 +195,7 @@ def child(family: str, n: int, mode: str, profile: str | None = None, trace: str
         asserts = guards = 0
         run, ok, error = None, False, f"{type(e).__name__}: {str(e)[:120]}"
     cpu = time.process_time() - start
+    gc.callbacks.remove(collections.callback)
     _dump(profiler, profile, family, n, mode)
     absint_torch.record(None)
     absint_torch.uninstall()
@@ -161,7 +203,7 @@ def child(family: str, n: int, mode: str, profile: str | None = None, trace: str
     return {"family": family, "n": n, "mode": mode, "torch": torch.__version__, "cpu": cpu, "ok": ok, "error": error,
             "asserts": asserts, "guards": guards, "torch_static": torch_static[0], "static": total_static[0],
             "accepts": _accepts(run, case.inputs) if ok else [], "expected": [want for _, want in case.inputs],
-            **_counts(stats)}
+            "gc_seconds": collections.seconds, "gc_in_decide_seconds": collections.in_decide, **_counts(stats)}
 
 
 def _counts(stats: dict) -> dict:
@@ -206,8 +248,11 @@ def run(family: str, n: int, mode: str, profile: str | None = None, trace: str |
 
 
 def per_question_ms(r: dict) -> float | None:
-    """absint's decide time per question asked, in ms."""
-    return 1000 * r["decide_seconds"] / r["asked"] if r.get("asked") else None
+    """absint's decide time per question asked, in ms, the process's garbage collections that
+    began inside it counted apart (``gc_in_decide_seconds``, shown in its own column)."""
+    if not r.get("asked"):
+        return None
+    return 1000 * (r["decide_seconds"] - r.get("gc_in_decide_seconds", 0.0)) / r["asked"]
 
 
 def finish_row(r: dict, off: dict) -> dict:
@@ -222,15 +267,16 @@ def finish_row(r: dict, off: dict) -> dict:
 
 def markdown(rows: list[dict]) -> str:
     out = ["| family | N | torch | mode | CPU s | vs off | ceiling | asked | answered | open (shown) | "
-           "unbacked_only kept | passed | ms / question | PyTorch static s | asserts | inputs as off | traced |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "unbacked_only kept | passed | ms / question | GC in absint s | PyTorch static s | asserts | inputs as off | "
+           "traced |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ms = r.get("ms_per_question")
         out.append(f"| {r['family']} | {r['n']} | {r.get('torch', '')} | {r['mode']} | {r['cpu']:.2f} | "
                    f"{r.get('ratio', 1):.2f} | {_f(r.get('ceiling'))} | {r.get('asked', '')} | "
                    f"{r.get('answered', '')} | {r.get('final_unknown', '')} ({r.get('shown_open', '')}) | "
                    f"{r.get('unbacked_kept', '')} | {r.get('passed_through', '')} | {'' if ms is None else f'{ms:.2f}'} | "
-                   f"{r.get('torch_static', 0):.2f} | {r.get('asserts', '')} | {'yes' if r.get('same_inputs') else 'NO'} | "
+                   f"{r.get('gc_in_decide_seconds', 0):.2f} | {r.get('torch_static', 0):.2f} | {r.get('asserts', '')} | {'yes' if r.get('same_inputs') else 'NO'} | "
                    f"{'ok' if r['ok'] else r['error']} |")
     return "\n".join(out) + "\n"
 
@@ -360,11 +406,11 @@ def kinds_table(args) -> int:
 
 
 def _print_row(r: dict) -> None:
-    ms = r.get("ms_per_question")
+    ms, gc_in = r.get("ms_per_question"), r.get("gc_in_decide_seconds", 0.0)
     print(f"{r['family']:14} {r['n']:>4} {r['mode']:>8} CPU {r['cpu']:7.2f} s  vs off {r.get('ratio', 1):5.2f}  "
           f"ceiling {_f(r.get('ceiling')):>5}  asked {r.get('asked', 0):>5}  answered {r.get('answered', 0):>5}  "
           f"open {r.get('final_unknown', 0):>5} ({r.get('shown_open', 0)} shown)  "
-          f"{'' if ms is None else f'{ms:.3f} ms/q'}  torch static {r.get('torch_static', 0):.2f} s  "
+          f"{'' if ms is None else f'{ms:.3f} ms/q (GC {gc_in:.2f} s apart)'}  torch static {r.get('torch_static', 0):.2f} s  "
           f"{'ok' if r['ok'] else r['error'][:60]}{'' if r.get('same_inputs', True) else '  INPUTS DIFFER'}", flush=True)
 
 
