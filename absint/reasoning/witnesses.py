@@ -584,7 +584,8 @@ def _compile(t: Term, info, sorts: dict) -> Constraint:
         return Constraint(t, None, (), (), 0, tuple(names), size)
     plain = _plain_sum(t.args[0], sorts)
     if plain is not None:
-        return Constraint(t, t.kind, plain[0], (), plain[1], tuple(dict.fromkeys(map(_FIRST, plain[0]))), 1)
+        names, linear, const = plain
+        return Constraint(t, t.kind, linear, (), const, tuple(dict.fromkeys(names)), 1)
     coefs, const = T.linear_parts(t.args[0])
     rest = [(a, v) for a, v in coefs.items() if a.kind != VAR]
     inside: set[str] = set()
@@ -602,8 +603,8 @@ def _compile(t: Term, info, sorts: dict) -> Constraint:
     return Constraint(t, t.kind, linear, tuple(rest), const, names, size if rest else 1)
 
 
-def _plain_sum(s: Term, sorts: dict) -> tuple[tuple, object] | None:
-    """``((name, coefficient), ...)`` and the constant of a sum whose atoms are all variables
+def _plain_sum(s: Term, sorts: dict) -> tuple[tuple, tuple, object] | None:
+    """The names, ``((name, coefficient), ...)`` and the constant of a sum whose atoms are all variables
     (the common case, read by ``map`` in C: a prefix sum of 256 lengths is compiled per
     question), noting their sorts; None for any other sum."""
     if s.kind != LIN:
@@ -615,7 +616,7 @@ def _plain_sum(s: Term, sorts: dict) -> tuple[tuple, object] | None:
         for a in s.args:
             sorts.setdefault(a.data, a.sort)
     coefs, const = s.data
-    return tuple(zip(names, coefs)), const
+    return names, tuple(zip(names, coefs)), const
 
 
 def _summands(g: Term) -> int:

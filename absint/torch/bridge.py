@@ -419,9 +419,7 @@ class ShapeEnvBridge:
         ``u1`` where ``u1 -> s86`` is the question about ``s86`` that the entry facts may
         decide (the replacement itself, mentioning ``u1``, is a full fact only)."""
         replaced = self._replaced_unbacked()
-        for _ in range(rounds):
-            if not replaced:
-                break
+        for _ in range(rounds if replaced else 0):
             symbols = _symbols(expr)
             if len(replaced) < len(symbols):
                 sub = {s: e for s, e in replaced.items() if s in symbols}
