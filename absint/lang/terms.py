@@ -53,6 +53,8 @@ Number = Union[int, Fraction]
 
 _ids = itertools.count()
 _table: dict[tuple, "Term"] = {}
+#: (kind, sort, operands) -> the term a constructor made of them (see :func:`_construct`)
+_constructed: dict[tuple, "Term"] = {}
 _ID = operator.attrgetter("id")  # the canonical order of atoms and factors
 #: a linear form with more atoms than this is interned under one more hash, of its negated
 #: coefficients: CPython hashes -1 and -2 alike (-1 is its error code), so the forms of one
@@ -116,16 +118,16 @@ def fresh_table() -> Iterator[None]:
     and they are freed afterwards. Terms from outside must not be mixed with
     terms built inside.
     """
-    global _table, _ids, _negations, _definitions, _by_expansion, _folding
-    saved = _table, _ids, _negations, _definitions, _by_expansion, _folding
-    _table = dict(_BASE_TABLE)
+    global _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding
+    saved = _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding
+    _table, _constructed = dict(_BASE_TABLE), {}
     _ids = itertools.count(_BASE_NEXT_ID)
     _negations = {}
     _definitions, _by_expansion, _folding = {}, {}, _Folding()
     try:
         yield
     finally:
-        _table, _ids, _negations, _definitions, _by_expansion, _folding = saved
+        _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding = saved
 
 
 # ---------------------------------------------------------------- constants, variables
@@ -938,9 +940,18 @@ def _ceil_idiom(c: Term, a: Term, b: Term) -> Term | None:
 
 
 def _construct(kind: Kind, sort: Sort, *operands: Term) -> Term:
-    """``kind(*operands)``: rewritten by the first of its rows that applies, else interned."""
-    out = rewrite(_ROWS_BY_KIND[kind], operands)
-    return _intern(kind, sort, operands, None) if out is None else out
+    """``kind(*operands)``: rewritten by the first of its rows that applies, else interned.
+    The rows read nothing but the operands (interned terms), so the result is kept per
+    application: a normal form rebuilds the same comparisons question after question (on
+    swin_base_patch4_window7_224___0, 29,070 of 45,214 constructions had been made before)."""
+    key = (kind, sort, operands)
+    out = _constructed.get(key)
+    if out is None:
+        out = rewrite(_ROWS_BY_KIND[kind], operands)
+        if out is None:
+            out = _intern(kind, sort, operands, None)
+        _constructed[key] = out
+    return out
 
 
 def _rewritten(kind: Kind, *operands: Term) -> Term | None:

@@ -67,6 +67,22 @@ def test_long_forms_differing_in_minus_one_and_minus_two_intern_under_distinct_k
     assert all(T.make_linear(INT, dict(zip(f.args, f.data[0])), 0) is f for f in forms)
 
 
+def test_a_construction_is_kept_per_table_and_gives_what_the_rows_give():
+    """The constructors keep each application's result (the rows read only the operands):
+    built again, the same object, the one the rows give; what a fresh table's block built
+    is kept with that table and freed with it (a batch run analyses each file in one)."""
+    outside = T.lt(T.add(x, y), c(7))
+    assert T.lt(T.add(x, y), c(7)) is outside
+    assert T._rewritten(T.LT, T.add(x, y, c(-7))) is outside  # the rows' own answer, not the kept one
+    with T.fresh_table():
+        x2, y2 = T.var("x", INT), T.var("y", INT)
+        inside = T.lt(T.add(x2, y2), c(7))
+        assert inside is not outside and T._table.get((T.LE, BOOL, inside.args, None)) is inside
+        assert any(v is inside for v in T._constructed.values())
+    assert not any(v is inside for v in T._constructed.values())
+    assert T.lt(T.add(x, y), c(7)) is outside
+
+
 # ---------------------------------------------------------------- comparisons fold
 
 def test_x_less_than_x_is_false():
