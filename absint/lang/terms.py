@@ -53,8 +53,11 @@ Number = Union[int, Fraction]
 
 _ids = itertools.count()
 _table: dict[tuple, "Term"] = {}
-#: (kind, sort, operands) -> the term a constructor made of them (see :func:`_construct`)
+#: (kind, sort, operands) -> the term a constructor made of them (see :func:`_construct`);
+#: emptied when it holds MAX_CONSTRUCTED (a compiler's process lives long: the memo must not
+#: double what its terms cost)
 _constructed: dict[tuple, "Term"] = {}
+MAX_CONSTRUCTED = 1 << 20
 _ID = operator.attrgetter("id")  # the canonical order of atoms and factors
 #: a linear form with more atoms than this is interned under one more hash, of its negated
 #: coefficients: CPython hashes -1 and -2 alike (-1 is its error code), so the forms of one
@@ -950,6 +953,8 @@ def _construct(kind: Kind, sort: Sort, *operands: Term) -> Term:
         out = rewrite(_ROWS_BY_KIND[kind], operands)
         if out is None:
             out = _intern(kind, sort, operands, None)
+        if len(_constructed) >= MAX_CONSTRUCTED:
+            _constructed.clear()
         _constructed[key] = out
     return out
 

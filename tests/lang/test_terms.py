@@ -83,6 +83,16 @@ def test_a_construction_is_kept_per_table_and_gives_what_the_rows_give():
     assert T.lt(T.add(x, y), c(7)) is outside
 
 
+def test_the_kept_constructions_are_emptied_when_full(monkeypatch):
+    monkeypatch.setattr(T, "MAX_CONSTRUCTED", 3)
+    with T.fresh_table():
+        v = [T.var(f"w{i}", INT) for i in range(6)]
+        for i in range(5):
+            T.le(v[i], v[i + 1])
+            assert len(T._constructed) <= 3
+        assert T.le(v[0], v[1]) is T.le(v[0], v[1])
+
+
 # ---------------------------------------------------------------- comparisons fold
 
 def test_x_less_than_x_is_false():
