@@ -83,13 +83,10 @@ def test_verdicts_are_those_of_the_layer_keeping_every_key(steps, question):
     plain = _reasoner(steps)
     if plain is None:
         return
-    saved = polyhedral.PolyhedralLayer._box_implies
-    polyhedral.PolyhedralLayer._box_implies = lambda self, q, lo, hi: False
-    try:
+    with pytest.MonkeyPatch.context() as mp:  # every key kept (hypothesis takes no fixture)
+        mp.setattr(polyhedral.PolyhedralLayer, "_box_implies", lambda self, q, lo, hi: False)
         kept_all = _reasoner(steps)
         want = kept_all.decide(compare(form, T.ZERO)).truth
-    finally:
-        polyhedral.PolyhedralLayer._box_implies = saved
     assert plain.decide(compare(form, T.ZERO)).truth is want
 
 
