@@ -9,7 +9,7 @@ differ only in what the match reads and who proves a condition:
   :mod:`absint.lang.terms` are about to intern (it is not a term yet); every condition is
   syntactic, so these rows have none. This module sits below the term table because every
   term is built through these rows.
-* ``DECIDE``, ``EXPAND``, ``PRESENT`` (:mod:`absint.reasoning.rules`): ``(t, r)``, a term
+* ``DECIDE``, ``EXPAND``, ``PRESENT``, ``MULTIPLY_OUT`` (:mod:`absint.reasoning.rules`): ``(t, r)``, a term
   as written and as rebuilt from its normal (or presented) operands; a condition is asked
   of the reasoner's layers by whichever driver runs the phase.
 * ``PRESENT_FIXED`` (:mod:`absint.reasoning.rules`, driven by
@@ -55,6 +55,11 @@ class Phase(enum.Enum):
     #: (``simplify.fold_div``), to a fixpoint; these hold under the facts only, take the
     #: reasoner as an argument, and apply once per node of the term shown
     PRESENT_FIXED = "present-fixed"
+    #: a comparison read with its products of sums multiplied out (an open guard before its
+    #: monomials meet the EXPAND rows; the interval layer's second reading of a comparison):
+    #: every product of the sum at once, or none when one would pass the size limit
+    #: (:func:`absint.reasoning.rules.distribute`); no conditions, equal at every point
+    MULTIPLY_OUT = "multiply-out"
 
 
 #: what a row's result and conditions may use to normalise (or present) the terms they build

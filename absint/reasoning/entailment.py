@@ -16,7 +16,7 @@ from absint.lang import terms as T
 from absint.lang.kinds import AND, CONST, EQ, FN, LE, LIN, LT, MUL, NE, NOT, OR, TO_REAL, VAR, Kind
 from absint.lang.terms import INT, Term
 from absint.reasoning.facade import Facade
-from absint.reasoning.monomials import distribute
+from absint.reasoning.rules import distribute
 
 
 _PENDING, _END = object(), object()

@@ -87,29 +87,21 @@ def divide_monomials(items, common: list[Term], sign: int) -> Term:
 MAX_EXPANDED = 64
 
 
-def distribute(t: Term) -> Term | None:
-    """``t`` with its products of sums multiplied out (``s1*(s0 - 1) + s1`` is ``s0*s1``),
-    or None when it has none (or the expansion would pass :data:`MAX_EXPANDED` monomials).
-
-    The normal form keeps products factored (intervals read a factored product more
-    precisely); the expanded reading may instead meet a bounded key (``s0*s1 <= N``) or
-    cancel terms. Equal values, so either reading is sound."""
-    coefs, c = T.linear_parts(t)
-    parts = []
-    changed = False
-    for a, v in coefs.items():
-        if a.kind == MUL and any(f.kind == LIN for f in a.args):
-            expanded = _expand(a.args)
-            if expanded is None:
-                return None
-            parts.append(T.scale(expanded, v))
-            changed = True
-        else:
-            parts.append(T.scale(a, v))
-    return T.add(T.const(c, t.sort), *parts) if changed else None
+def within_expansion(fs) -> bool:
+    """Whether multiplying out the product of ``fs`` stays within :data:`MAX_EXPANDED`
+    monomials at every step (each sum's summands and its constant), as :func:`expand` checks."""
+    size = 1
+    for f in fs:
+        coefs, c = T.linear_parts(f)
+        pieces = len(coefs) + (1 if c else 0)
+        if size * pieces > MAX_EXPANDED:
+            return False
+        size *= pieces
+    return True
 
 
-def _expand(fs) -> Term | None:
+def expand(fs) -> Term | None:
+    """The product of ``fs`` multiplied out, or None past :data:`MAX_EXPANDED` monomials."""
     terms: list[tuple[object, list[Term]]] = [(1, [])]  # (coefficient, factors) monomials
     for f in fs:
         coefs, c = T.linear_parts(f)

@@ -29,12 +29,11 @@ from absint.reasoning.case_split import CaseBudget, SplitBackoff, disjunction_de
 from absint.reasoning.entailment import Entailment
 from absint.reasoning.facts import Facts
 from absint.reasoning.linearize import linearized_value
-from absint.reasoning.monomials import distribute
 from absint.reasoning.network import DEFAULT_BUDGET, ValueNetwork
 from absint.reasoning.normal_form import NormalForm
 from absint.reasoning.polyhedral import PolyhedralLayer
 from absint.reasoning.products import ProductBounds
-from absint.reasoning.rules import EXPAND_BY_KIND
+from absint.reasoning.rules import EXPAND_BY_KIND, distribute
 from absint.reasoning.simplify import Simplified, simplify
 from absint.reasoning import trail
 from absint.reasoning.trail import Checkpoint, CheckpointError, Trail

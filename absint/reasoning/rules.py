@@ -1,5 +1,6 @@
 """The rewrite rows whose side conditions the reasoner proves (phases DECIDE, EXPAND,
-PRESENT, PRESENT_FIXED), of the one row type and engine of :mod:`absint.lang.rewriting`.
+PRESENT, PRESENT_FIXED), and the unconditional MULTIPLY_OUT rows (products of sums as their
+monomials), of the one row type and engine of :mod:`absint.lang.rewriting`.
 
 A row: the kinds of (rebuilt) term it applies to, a syntactic ``match`` into a named record,
 the side ``conditions`` it needs proved, and the ``result``. Conditions come as groups,
@@ -34,8 +35,8 @@ from absint.lang.kinds import AND, CEIL, CONST, DEF, DIV, EQ, FN, ITE, LE, LIN, 
     RDIV, TO_INT, TO_REAL, VAR, Kind
 from absint.lang.rewriting import Phase, Row, by_kind, record, rewrite
 from absint.lang.terms import BOOL, INT, Term
-from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, factors, \
-    remove_factors
+from absint.reasoning.monomials import common_factors, divide_monomials, exact_quotient, expand, factors, \
+    remove_factors, within_expansion
 
 Normalize = Callable[[Term], Term]
 Conditions = Iterator[tuple[Term, ...]]
@@ -933,6 +934,51 @@ FIXED_ROWS = (
 )
 
 
+# ---------------------------------------------------------------- (a + b)*(c + d) = a*c + a*d + b*c + b*d
+
+
+ProductOfSums = record("ProductOfSums", "factors",
+                       "A product with a sum among its ``factors``, multiplied out within the size limit.")
+
+
+def _has_sum_factor(t: Term) -> bool:
+    return t.kind == MUL and any(f.kind == LIN for f in t.args)
+
+
+def _match_product_of_sums(t: Term, r: Term):
+    return ProductOfSums(r.args) if _has_sum_factor(r) and within_expansion(r.args) else None
+
+
+#: products of sums as their monomials (phase MULTIPLY_OUT, driven by :func:`distribute`)
+MULTIPLYING_OUT = (
+    _rule("a product of sums is the sum of its monomials", (MUL,), _match_product_of_sums, None,
+          lambda m, again: expand(m.factors), Phase.MULTIPLY_OUT),
+)
+
+
+def distribute(t: Term) -> Term | None:
+    """``t`` with its products of sums multiplied out by the MULTIPLY_OUT rows (``s1*(s0 - 1)
+    + s1`` is ``s0*s1``), or None when it has none, or when one would pass
+    :data:`monomials.MAX_EXPANDED` monomials.
+
+    The normal form keeps products factored (intervals read a factored product more
+    precisely); the expanded reading may instead meet a bounded key (``s0*s1 <= N``) or
+    cancel terms. Equal values, so either reading is sound."""
+    coefs, c = T.linear_parts(t)
+    parts = []
+    changed = False
+    for a, v in coefs.items():
+        if _has_sum_factor(a):
+            expanded = rewrite(MULTIPLY_OUT_BY_KIND[a.kind], (a, a))
+            if expanded is None:
+                return None
+            parts.append(T.scale(expanded, v))
+            changed = True
+        else:
+            parts.append(T.scale(a, v))
+    return T.add(T.const(c, t.sort), *parts) if changed else None
+
+
 #: the table; for one term the rows of its kind are tried in order, the first proved wins
 RULES: tuple[Row, ...] = (
     _rule("exact quotient", (DIV, MOD), _match_exact,
@@ -988,6 +1034,7 @@ RULES: tuple[Row, ...] = (
     *GUARD_ROWS,
     *PRESENTATION_ROWS,
     *FIXED_ROWS,
+    *MULTIPLYING_OUT,
 )
 #: every rewrite row of every phase: the constructors' (CONSTRUCT), then this table's
 ROWS: tuple[Row, ...] = T.CONSTRUCTION + RULES
@@ -1002,6 +1049,8 @@ FIXED_BY_KIND = by_kind(RULES, Phase.PRESENT_FIXED)
 #: the rows an open guard (a comparison) and its monomials (products) meet while it is decided
 EXPANDING: tuple[Row, ...] = tuple(r for r in RULES if r.phase is Phase.EXPAND)
 EXPAND_BY_KIND = by_kind(RULES, Phase.EXPAND)
+#: the rows that multiply a product of sums out (no conditions)
+MULTIPLY_OUT_BY_KIND = by_kind(RULES, Phase.MULTIPLY_OUT)
 
 
 def rewrite_exact(t: Term, by_kind: dict[Kind, tuple[Row, ...]]) -> Term:

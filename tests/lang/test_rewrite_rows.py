@@ -1,5 +1,5 @@
 """Every rewrite row of every phase (:data:`absint.reasoning.rules.ROWS`: the constructors'
-CONSTRUCT rows, then DECIDE, EXPAND and PRESENT), checked the same way, generated from the
+CONSTRUCT rows, then DECIDE, EXPAND, PRESENT, PRESENT_FIXED and MULTIPLY_OUT), checked the same way, generated from the
 table: instances are enumerated from pools of small terms, each row must match some of them
 (a row never reached checks nothing), and wherever the row's side conditions hold its result
 must equal the original, by brute force over a box and by Z3. A planted wrong row of each
@@ -113,6 +113,11 @@ def _terms_of_kinds():
                     for c in (-2, 1, 3) for v in (-3, 0, 2))
         yield from (compare(T.add(T.scale(f(x, y), c), m), k(v)) for f in (T.minimum, T.maximum)
                     for c in (-2, 1) for v in (0, 3))
+    # products of sums, multiplied out (and one too large to be)
+    yield from (T.mul(a, c) for a in (T.add(x, k(1)), T.sub(x, y), T.add(T.scale(m, 2), y, k(-3)))
+                for c in (y, T.add(y, k(2)), T.sub(m, k(1))))
+    yield T.mul(T.add(x, y), T.add(m, k(2)), x)
+    yield T.mul(*(T.add(T.var(f"d{i}", T.INT), T.scale(x, 1 + i), k(1)) for i in range(4)))
     yield from (T.or_(T.le(x, c), T.le(x, T.add(c, k(2)))) for c in (y, k(1)))
     yield from (T.and_(T.le(x, c), T.le(x, T.add(c, k(2))), T.ge(y, m)) for c in (y, k(1)))
     yield from (T.or_(T.eq(x, k(c)), T.eq(T.mod(x, k(2)), k(0))) for c in (2, 4, 3))
@@ -331,6 +336,7 @@ def test_every_phase_has_rows_and_each_is_in_one_table():
         assert rows == tuple(row for row in T.CONSTRUCTION if kind in row.kinds)
     assert rules.BY_KIND == by_kind(rules.RULES, Phase.DECIDE)
     assert rules.FIXED_BY_KIND == by_kind(rules.RULES, Phase.PRESENT_FIXED)
+    assert rules.MULTIPLY_OUT_BY_KIND == by_kind(rules.RULES, Phase.MULTIPLY_OUT)
     assert not any(row.phase is Phase.PRESENT for rows in rules.BY_KIND.values() for row in rows)
     assert all(row.conditions is None for rows in rules.PRESENT_BY_KIND.values() for row in rows)
 
@@ -391,6 +397,7 @@ PLANTED = (
     _off_by_one(_row("a common content leaves a smaller constant remainder")),
     *MISREAD,
     _off_by_one(_row("a quotient whose dividend's remainder is fixed moves the constant out")),
+    _off_by_one(_row("a product of sums is the sum of its monomials")),
 )
 
 

@@ -1,4 +1,4 @@
-"""Products of sums read multiplied out (absint.reasoning.monomials.distribute), against Z3."""
+"""Products of sums read multiplied out (absint.reasoning.rules.distribute, the MULTIPLY_OUT rows), against Z3."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from absint.lang import terms as T
 from absint.lang.evaluator import evaluate
-from absint.reasoning.monomials import distribute
+from absint.reasoning.rules import distribute
 from absint.reasoning.reasoner import Reasoner
 from absint.reasoning.verdict import Truth
 from z3_check import z3_implies
@@ -70,3 +70,15 @@ def test_the_multiplied_out_sum_meets_the_rules():
         r.assume(f)
     assert r.decide(guard).truth is Truth.FALSE
     assert z3_implies(facts, T.not_(guard))
+
+
+def test_every_product_is_multiplied_out_or_none():
+    """A product past MAX_EXPANDED monomials leaves the whole sum factored (the MULTIPLY_OUT
+    row does not match it), so the small product beside it is not multiplied out alone."""
+    from absint.reasoning.monomials import MAX_EXPANDED
+    small = T.mul(T.add(s0, k(1)), T.add(s1, k(2)))
+    large = T.mul(*(T.add(T.var(f"v{i}", T.INT), k(1)) for i in range(7)))  # 2**7 monomials
+    assert 2 ** 7 > MAX_EXPANDED
+    assert distribute(T.add(small, n)) is not None
+    assert distribute(T.add(small, large, n)) is None
+    assert distribute(T.add(s0, n)) is None  # no product of sums
