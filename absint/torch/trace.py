@@ -110,6 +110,7 @@ class _Replay:
         self.sid, self.label = sid, label
         self.decls: list[str] = [PRELUDE]
         self.backed: list = []
+        self.hints: dict[str, object] = {}  # backed symbols' example values, by name
         self.findings: list[Finding] = []
         self.counts = defaultdict(int)
         self._reset()
@@ -117,6 +118,8 @@ class _Replay:
     def _reset(self) -> None:
         self.entry = Reasoner(backed=self.backed, early_look="always")  # as the bridge's ShapeReasoner
         self.full = Reasoner(backed=self.backed, early_look="always")
+        for r in (self.entry, self.full):
+            r.example(self.hints)  # where the witness points start, as the ShapeReasoner's
 
     def term(self, smt: str):
         program = parse("".join(self.decls) + f"(assert {smt})", f"trace session {self.sid}")
@@ -132,6 +135,10 @@ class _Replay:
                 self.backed.append(v)
                 for r in (self.entry, self.full):
                     r.prefer_to_eliminate([v])
+                if e.get("hint") is not None:
+                    self.hints[e["name"]] = e["hint"]
+                    for r in (self.entry, self.full):
+                        r.example({e["name"]: e["hint"]})
         elif kind == "fact" and e.get("smt"):
             try:
                 t = self.term(e["smt"])

@@ -38,3 +38,21 @@ def test_replaying_needs_no_torch():
     code = (f"import sys; from absint.torch.trace import replay; r = replay(open({str(TRACES)!r})); "
             "assert not r.findings; assert 'torch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_replay_starts_its_points_at_the_backed_hints():
+    """The replay's reasoners take each backed symbol's hint as the bridge's ShapeReasoner
+    does (``example``): their witness points, and so what a replayed question costs, are
+    the live run's. An open question shows the hint at the point where it holds."""
+    from absint.torch.trace import _Replay
+
+    rp = _Replay(0, None)
+    rp.event({"s": 0, "t": "symbol", "name": "s0", "sort": "Int", "hint": 4034, "backed": True})
+    rp.event({"s": 0, "t": "symbol", "name": "u0", "sort": "Int", "hint": None, "backed": False})
+    rp.event({"s": 0, "t": "fact", "tier": "full", "smt": "(<= (+ (* (- 1) s0) 2) 0)"})
+    rp.event({"s": 0, "t": "fact", "tier": "full", "smt": "(<= (+ (* (- 1) s0) u0) 0)"})
+    v = rp.full.decide(rp.term("(<= (+ s0 (- 5000)) 0)"))
+    assert v.open_at is not None and v.open_at[0]["s0"] == 4034
+    rp.event({"s": 0, "t": "rebuild"})  # a rebuilt session keeps them
+    v = rp.full.decide(rp.term("(<= (+ s0 (- 5000)) 0)"))
+    assert v.open_at is not None and v.open_at[0]["s0"] == 4034
