@@ -28,6 +28,7 @@ the divisor it keeps non-zero (or the divisor is the same term on both sides).
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable, Iterator
 
 from absint.lang import terms as T
@@ -941,6 +942,9 @@ ProductOfSums = record("ProductOfSums", "factors",
                        "A product with a sum among its ``factors``, multiplied out within the size limit.")
 
 
+_KIND = operator.attrgetter("kind")
+
+
 def _has_sum_factor(t: Term) -> bool:
     return t.kind == MUL and any(f.kind == LIN for f in t.args)
 
@@ -964,6 +968,8 @@ def distribute(t: Term) -> Term | None:
     The normal form keeps products factored (intervals read a factored product more
     precisely); the expanded reading may instead meet a bounded key (``s0*s1 <= N``) or
     cancel terms. Equal values, so either reading is sound."""
+    if MUL not in map(_KIND, t.args if t.kind == LIN else (t,)):  # the common case, in C: no product
+        return None
     coefs, c = T.linear_parts(t)
     parts = []
     changed = False
