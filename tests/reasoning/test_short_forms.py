@@ -337,3 +337,20 @@ def test_bounds_and_inputs_see_through_named_sums():
             term = program.symbol(name).term if name.startswith("u") else program.output(name)
             assert r.upper_bound(term, [total]) == [total], name
         assert len(describe_program(program).items) == n + 1
+
+
+EMPTY = IntervalCongruence(iv.Interval(1, 0, False), cg.Congruence(1, 0, False))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from([1, -1, 2, -3]), min_size=2, max_size=8).flatmap(
+    lambda coefs: st.tuples(st.just(coefs), st.lists(VALUES, min_size=len(coefs), max_size=len(coefs)),
+                            st.one_of(st.none(), st.integers(0, 7)))))
+def test_a_tracker_built_at_once_equals_the_sum_read_again(case):
+    """The tracker reads all its operands in one loop (``_count_all``): equal to ``forward``,
+    infinite bounds included, and an empty operand (``empty_at``) in some cases."""
+    coefs, values, empty_at = case
+    if empty_at is not None:
+        values[empty_at % len(values)] = EMPTY
+    term = _sum_term(coefs)
+    assert SumTracker(term, values).value() == IC.forward(term, values)
