@@ -87,11 +87,14 @@ class UnionFind:
         self._journal = None
 
     def union_all(self, items: Iterable[K]) -> None:
-        it = iter(items)
-        first = next(it, None)
-        if first is None:
+        items = list(items)
+        if not items:
             return
-        for x in it:
+        parent = self._parent
+        if all(map(parent.__contains__, items)) and len(set(map(self.find, items))) == 1:
+            return  # one block already (a prefix sum over lengths a total has joined): no union to make
+        first = items[0]
+        for x in items[1:]:
             self.union(first, x)
 
     def block_size(self, x: K) -> int:

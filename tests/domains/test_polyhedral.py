@@ -69,6 +69,27 @@ def test_union_find_blocks():
     assert uf.block_size("d") == 4 and not uf.related("e")
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.lists(st.integers(0, 9), max_size=5), max_size=8), st.booleans())
+def test_union_all_joins_as_pairwise_unions_do(groups, journaled):
+    """``union_all`` (which returns early when its items already share a block) gives the
+    blocks, sizes and undo of one ``union`` per item, by brute force over small groups."""
+    fast, slow = UnionFind(), UnionFind()
+    marks = (fast.start_journal(), slow.start_journal()) if journaled else None
+    for g in groups:
+        fast.union_all(g)
+        for x in g[1:]:
+            slow.union(g[0], x)
+        for a in range(10):
+            assert fast.block_size(a) == slow.block_size(a)
+            for b in range(10):
+                assert (fast.find(a) is fast.find(b)) == (slow.find(a) is slow.find(b))
+    if journaled:
+        fast.undo_to(marks[0])
+        slow.undo_to(marks[1])
+        assert all(fast.block_size(a) == slow.block_size(a) == 1 for a in range(10))
+
+
 def test_nearest_slice_stops_at_the_weight_limit_nearest_first():
     chain = {i: [i - 1, i + 1] for i in range(100)}
     got = nearest_slice([50], lambda i: chain[i], limit=5)
