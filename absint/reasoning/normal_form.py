@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
+from itertools import compress, filterfalse, repeat
+from operator import is_, not_
 
 from absint.lang import terms as T
 from absint.lang.kinds import CONST, LIN, VAR
@@ -84,7 +86,7 @@ class NormalForm:
         to right: the order in which a recursive normalisation would finish them."""
         out: list[Term] = []
         seen: set[int] = {t.id}
-        stack: list[tuple[Term, bool]] = [(c, False) for c in reversed(self._below(t))]
+        stack: list[tuple[Term, bool]] = list(zip(reversed(self._unknown_below(t)), repeat(False)))
         while stack:
             s, done = stack.pop()
             if done:
@@ -94,8 +96,14 @@ class NormalForm:
                 continue
             seen.add(s.id)
             stack.append((s, True))
-            stack.extend((c, False) for c in reversed(self._below(s)))
+            stack.extend(zip(reversed(self._unknown_below(s)), repeat(False)))
         return out
+
+    def _unknown_below(self, t: Term) -> tuple[Term, ...] | list[Term]:
+        """``_below(t)`` without those already memoised, dropped in C: a prefix sum's
+        atoms are normal already, and a Python test each was most of walking it."""
+        below = self._below(t)
+        return below if len(below) < 4 else list(filterfalse(self._memo.__contains__, below))
 
     def _below(self, t: Term) -> tuple[Term, ...]:
         if t.kind == VAR:
@@ -177,19 +185,18 @@ class NormalForm:
         return self.facade.truth(c)
 
     def _linear(self, t: Term) -> Term:
-        coefs, c = t.data
-        memo = self._memo
+        """``t`` with its atoms normalised: the atoms already normal (most of a long sum's)
+        are found and kept by ``map`` and ``compress`` in C, the others expanded one by one."""
         args = t.args
-        # most atoms of a large sum are already normal: find the first that is not
-        for i, a in enumerate(args):
-            if memo.get(a) is not a:
-                break
-        else:
+        normal = list(map(self._memo.get, args))
+        same = list(map(is_, normal, args))
+        if all(same):
             return t
-        out: dict[Term, object] = dict(zip(args[:i], coefs[:i]))
+        coefs, c = t.data
+        out: dict[Term, object] = dict(zip(compress(args, same), compress(coefs, same)))
         changed = False
-        for a, v in zip(args[i:], coefs[i:]):
-            na = memo.get(a)
+        for i in compress(range(len(args)), map(not_, same)):
+            a, v, na = args[i], coefs[i], normal[i]
             if na is None:
                 na = self.normalize(a)
             if na is a:
