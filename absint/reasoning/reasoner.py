@@ -69,7 +69,8 @@ class Reasoner:
         (:mod:`absint.reasoning.witnesses`; off, every verdict is the same, only slower);
         ``early_look``: ``"always"`` or ``"where it pays"``, when the points see a guard before
         it is normalised (:meth:`Witnesses.open_early`): a compiler's questions are mostly
-        open (PyTorch's jagged exports: 45-85%), a corpus file's asserts mostly hold."""
+        open (PyTorch's jagged exports: 45-85%), a corpus file's asserts mostly hold ("always"
+        looks at every short question; long ones, tallied apart, where it pays)."""
         self.cases = cases
         self._splits = SplitBackoff()
         self._disjunction_splits = SplitBackoff()  # apart: they must not make the others rarer

@@ -61,11 +61,18 @@ QUICK_POINTS = 3
 #: EARLY_RESAMPLE-th question still looks, so questions that turn open get it back); and only
 #: when the facts it must first take in are no more than the question's summands (what a
 #: hit saves is normalising the question). Work on a quarter of the corpus (Python calls):
-#: 0.93 of looking always; torchrec EBC 0.98, the prefix-sum split 1.00
+#: 0.93 of looking always; torchrec EBC 0.98, the prefix-sum split 1.00. "always" looks at
+#: every short question (:data:`LONG_QUESTION`) and at the long ones where it pays
 EARLY_LOOKS = ("always", "where it pays")
 EARLY_TRIAL = 16
 EARLY_HIT_SHARE = 4
 EARLY_RESAMPLE = 8
+#: a question with more summands than this is tallied apart for the early look: the prefix
+#: sums of a jagged program are rarely shown open as asked (one needs a point made for it,
+#: after the layers), its questions about one size nearly always are; tallied together,
+#: the hits on the short ones kept the look on every prefix sum (a quarter of each one's
+#: time in a 256-length prefix-sum split, compiling and evaluating it for nothing)
+LONG_QUESTION = 8
 #: compiled questions kept
 KEPT_QUESTIONS = 512
 #: where an Int variable with no example value (an unbacked size) starts, one point each: the
@@ -103,11 +110,30 @@ class Constraint:
     #: ``map`` in C (a prefix sum of 256 lengths is evaluated at every point, per question)
     linear_names: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(map(_FIRST, c.linear)), takes_self=True))
     linear_coefs: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(map(_SECOND, c.linear)), takes_self=True))
+    #: ``names`` as a set, made once: whether a point covers them is asked at every point
+    name_set: frozenset = attrs.field(init=False, default=attrs.Factory(lambda c: frozenset(c.names), takes_self=True))
 
     @property
     def simple(self) -> bool:
         """A comparison of a sum of variables: its value is kept per point."""
         return self.kind in _COMPARISONS and not self.rest
+
+
+@attrs.define(slots=True)
+class _Tally:
+    """The early look on one class of questions: looked at, shown open, passed by."""
+
+    asked: int = 0
+    opened: int = 0
+    passed: int = 0
+
+    def pays(self) -> bool:
+        """During the trial, and while one in :data:`EARLY_HIT_SHARE` was shown open; else
+        every :data:`EARLY_RESAMPLE`-th question (counted as passed by otherwise)."""
+        if self.asked < EARLY_TRIAL or self.opened * EARLY_HIT_SHARE >= self.asked:
+            return True
+        self.passed += 1
+        return self.passed % EARLY_RESAMPLE == 0
 
 
 @attrs.define(slots=True, eq=False)
@@ -163,9 +189,24 @@ class Witnesses:
         self._last_points: tuple[Point, Point] | None = None
         self.last_names: tuple[str, ...] = ()  # the variables of the last question asked
         self.made = 0  # points made for a question
-        #: the early look's tally (what it cost, what it saved): questions looked at, shown
-        #: open, and passed by; cost statistics only, never rolled back
-        self.early_asked = self.early_opened = self.early_passed = 0
+        #: the early look's tallies, of short and long questions (:data:`LONG_QUESTION`):
+        #: cost statistics only, never rolled back
+        self._tallies = (_Tally(), _Tally())
+
+    @property
+    def early_asked(self) -> int:
+        """Questions the early look was taken for."""
+        return sum(t.asked for t in self._tallies)
+
+    @property
+    def early_opened(self) -> int:
+        """Questions the early look showed open."""
+        return sum(t.opened for t in self._tallies)
+
+    @property
+    def early_passed(self) -> int:
+        """Questions the early look passed by (it was not paying)."""
+        return sum(t.passed for t in self._tallies)
 
     # ------------------------------------------------------------ checkpoints
 
@@ -249,7 +290,7 @@ class Witnesses:
             kept = []
             for k in range(len(self.points)):
                 p = self._writable(k)
-                self._cover(p, c.names)
+                self._cover(p, c)
                 if c.simple:
                     p.sums[i] = _linear_value(c, p.values)
                 if self._holds(p, i) or self._repair(p, i):
@@ -264,7 +305,7 @@ class Witnesses:
         not tried again before the constraints double)."""
         p = Point({}, generation=self._generation)
         for i, c in enumerate(self.constraints):
-            self._cover(p, c.names)
+            self._cover(p, c)
             if c.simple:
                 p.sums[i] = _linear_value(c, p.values)
         for i in range(len(self.constraints)):
@@ -274,11 +315,12 @@ class Witnesses:
                 return
         self._keep(p)
 
-    def _cover(self, p: Point, names: Iterable[str]) -> None:
+    def _cover(self, p: Point, c: Constraint) -> None:
+        """Give ``p`` a value for each variable of ``c`` it has none for."""
         values = p.values
-        if values.keys() >= set(names):  # the common case, in C
+        if values.keys() >= c.name_set:  # the common case, in C
             return
-        for name in names:
+        for name in c.names:
             if name not in values:
                 values[name] = self._default(name, p.fill)
 
@@ -319,7 +361,7 @@ class Witnesses:
         self.last_names = names
         at: dict[bool, Point] = {}
         for p in self.points if repair else self.points[:QUICK_POINTS]:
-            self._cover(p, names)
+            self._cover(p, question)
             t = _truth(question, p)
             if t is not None and t not in at:
                 at[t] = p
@@ -337,22 +379,21 @@ class Witnesses:
         """``open(g, repair=False)`` before ``g`` is normalised, where that pays: it saves
         the normalisation and the interval check of a question the points show open, and
         costs bringing the points up to every fact and compiling ``g`` for one that is not."""
-        if not self._early_pays(g):
+        summands = _summands(g)
+        tally = self._tallies[summands > LONG_QUESTION]
+        if not self._early_pays(summands, tally):
             return False
-        self.early_asked += 1
+        tally.asked += 1
         shown = self.open(g, repair=False)
-        self.early_opened += shown
+        tally.opened += shown
         return shown
 
-    def _early_pays(self, g: Term) -> bool:
-        if self.early_always:
+    def _early_pays(self, summands: int, tally: "_Tally") -> bool:
+        if self.early_always and summands <= LONG_QUESTION:
             return True
-        if len(self.constraints) + len(self._raw) - self._taken > _summands(g):
+        if not self.early_always and len(self.constraints) + len(self._raw) - self._taken > summands:
             return False
-        if self.early_asked < EARLY_TRIAL or self.early_opened * EARLY_HIT_SHARE >= self.early_asked:
-            return True
-        self.early_passed += 1
-        return self.early_passed % EARLY_RESAMPLE == 0
+        return tally.pays()
 
     def _question(self, g: Term) -> Constraint:
         """``g`` compiled, kept for the next questions: a guard is asked before it is

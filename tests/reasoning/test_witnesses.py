@@ -265,6 +265,27 @@ def test_the_long_prefix_sums_of_a_split_are_still_shown_open_early():
     assert w.early_opened > 0 and w.opened == 20 + 1 + 20 * 4
 
 
+def test_long_questions_are_tallied_apart_from_short_ones_by_the_early_look():
+    """A compiler's reasoner looks early at every short question; long ones (a prefix sum
+    the points never show open as asked) are passed by once the trial shows no hit, even
+    while the short ones keep hitting (one tally for both kept the look on every prefix sum).
+    Every verdict is what the reasoner without points gives."""
+    u = [T.var(f"u{i}", T.INT) for i in range(W.LONG_QUESTION + 4)]
+    total = T.add(*u)
+    on, off = Reasoner(early_look="always"), Reasoner(witnesses=False)
+    for r in (on, off):
+        for x in u:
+            r.assume(T.ge(x, T.ZERO))
+    asked = []
+    for k in range(3 * W.EARLY_TRIAL):
+        asked += [T.ge(total, T.const(-k)), T.eq(u[k % len(u)], T.ZERO)]
+    assert [on.decide(g).truth for g in asked] == [off.decide(g).truth for g in asked]
+    assert [on.decide(g).truth for g in asked[:2]] == [Truth.TRUE, Truth.UNKNOWN]
+    short, long_ = on.witnesses._tallies
+    assert short.passed == 0 and short.opened == short.asked == 3 * W.EARLY_TRIAL + 1
+    assert long_.opened == 0 and long_.passed > 0 and long_.asked < 3 * W.EARLY_TRIAL
+
+
 def test_a_compiler_reasoner_always_looks_early_and_a_bad_choice_is_refused():
     from absint.api.shape_reasoner import ShapeReasoner
 
