@@ -198,6 +198,14 @@ def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
     return _intern(LIN, REAL, tuple(atoms), (tuple([Fraction(coefs[a]) for a in atoms]), Fraction(c)))
 
 
+def primitive_part(t: Term, k: int) -> Term:
+    """The Int linear form ``(t - c) / k`` of a form ``t`` whose coefficients ``k`` divides,
+    without its constant ``c``: canonical as it is (:func:`_shifted`), with no dict or sort
+    (a prefix sum's key is split off every question about it)."""
+    coefs = t.data[0] if k == 1 else tuple(map(operator.floordiv, t.data[0], itertools.repeat(k)))
+    return _shifted(t, coefs, 0)
+
+
 def is_difference(t: Term) -> bool:
     """Whether ``t`` is ``x - y`` (the keys the difference-bound and polyhedral layers read as
     edges: canonical sums order their atoms by id, so ``x`` is the older atom)."""

@@ -542,7 +542,7 @@ def _split(t: Term) -> tuple[object, Term | None, object]:
         k = math.gcd(*coefs)
         if coefs[0] < 0:
             k = -k
-        return k, T.make_linear(INT, {a: v // k for a, v in zip(t.args, coefs)}, 0), c
+        return k, T.primitive_part(t, k), c
     k = coefs[0]
     return k, T.make_linear(REAL, {a: v / k for a, v in zip(t.args, coefs)}, 0), c
 

@@ -10,6 +10,7 @@ is defined.
 from __future__ import annotations
 
 import functools
+import math
 import random
 from fractions import Fraction
 
@@ -766,3 +767,22 @@ def test_reference_interpreter_uses_euclidean_division():
     assert ref(("ceil", ("/", ("int", -3), ("int", 2))), {}) == -1
     assert ref(("to_int", ("/", ("int", -3), ("int", 2))), {}) == -2
     assert ref(("div", ("int", 1), ("int", 0)), {}) is UNDEF
+
+
+_ATOMS = [T.var(f"a{i}", INT) for i in range(12)] + [T.mul(x, y), T.div(z, c(4))]
+
+
+@given(st.lists(st.tuples(st.sampled_from(_ATOMS), st.sampled_from([1, -1, 2, -3, 5])), min_size=2, max_size=12),
+       st.sampled_from([1, 2, 3, -1, -2]), st.integers(-9, 9))
+@settings(max_examples=300, deadline=None)
+def test_primitive_part_is_the_canonical_form_make_linear_builds(pairs, g, k):
+    """``primitive_part`` skips make_linear's dict and sort: it must give the very term
+    make_linear gives (a planted one that keeps the constant, or forgets to divide, is caught)."""
+    t = T.make_linear(INT, {a: g * v for a, v in dict(pairs).items()}, k)
+    if t.kind != T.LIN:
+        return
+    coefs = t.data[0]
+    d = math.gcd(*coefs)
+    d = -d if coefs[0] < 0 else d
+    expected = T.make_linear(INT, {a: v // d for a, v in zip(t.args, coefs)}, 0)
+    assert T.primitive_part(t, d) is expected
