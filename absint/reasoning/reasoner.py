@@ -22,7 +22,7 @@ import math
 from typing import ContextManager, Iterable
 
 from absint.lang import terms as T
-from absint.lang.kinds import AND, CONST, EQ, LE, OR
+from absint.lang.kinds import AND, CONST, EQ, LE, LIN, OR
 from absint.lang.rewriting import Row, holds, rewrite
 from absint.lang.terms import BOOL, INT, Term
 from absint.reasoning.case_split import CaseBudget, SplitBackoff, disjunction_decide, split_decide
@@ -38,7 +38,7 @@ from absint.reasoning.simplify import Simplified, simplify
 from absint.reasoning import trail
 from absint.reasoning.trail import Checkpoint, CheckpointError, Trail
 from absint.reasoning.verdict import UNKNOWN, Layer, Truth, Verdict
-from absint.reasoning.witnesses import Witnesses
+from absint.reasoning.witnesses import LONG_QUESTION, Witnesses
 from absint.reasoning.zones import DifferenceBounds
 from domains.interval_congruence import IC
 from domains.lattice import ValueDomain
@@ -249,13 +249,17 @@ class Reasoner:
         r = self.entailment.quick_truth(g)
         if r is None and self.zones.quick_decide(g):
             return Verdict(Truth.TRUE, Layer.ZONES)
+        looked = r is None and self._points_first(g)
+        if looked and self.witnesses.open(g):
+            self._open_at_points = g
+            return UNKNOWN
         if r is None:
             r = self.entailment.truth(g)
         if self.contradiction:  # registering the guard's terms can expose one
             return Verdict.true(Layer.CONTRADICTION)
         if r is not None:
             return Verdict(Truth.TRUE if r else Truth.FALSE, Layer.INTERVAL)
-        if self.witnesses is not None and self.witnesses.open(g):
+        if not looked and self.witnesses is not None and self.witnesses.open(g):
             self._open_at_points = g
             return UNKNOWN
         if g.kind in (AND, OR):
@@ -279,6 +283,19 @@ class Reasoner:
         if expanded is not None:
             return self._decide_normal(self.normalize(expanded), depth - 1, relational)
         return UNKNOWN
+
+    def _points_first(self, g: Term) -> bool:
+        """Whether the points see ``g`` before layer 1 registers its key: a comparison of a
+        long sum (more than :data:`LONG_QUESTION` summands) no fact has mentioned yet. Its
+        registration costs in proportion to the sum, and such a question is mostly open
+        (a prefix sum before its check, ``u0 + ... + uk == 2**63 - 1``); the points, when
+        they show it open, are right whatever the layers know."""
+        if self.witnesses is None or g.kind not in T.COMPARISON_KINDS:
+            return False
+        t = g.args[0]
+        if t.kind != LIN or len(t.args) <= LONG_QUESTION:
+            return False
+        return self.network.key_value(self.network.split(t)[1]) is None
 
     def _expanded(self, g: Term) -> Term | None:
         """An open guard as an equivalent junction the layers may decide, by the EXPAND rows of

@@ -299,3 +299,27 @@ def test_a_compiler_reasoner_always_looks_early_and_a_bad_choice_is_refused():
     assert r.witnesses.early_asked == 3 * W.EARLY_TRIAL and r.witnesses.early_passed == 0
     with pytest.raises(ValueError, match="early_look must be one of"):
         Reasoner(early_look="sometimes")
+
+
+def test_a_long_sum_no_fact_mentions_is_shown_open_before_its_key_is_registered():
+    """A comparison of a new long sum is open more often than not (``u0 + ... + uk ==
+    2**63 - 1`` in a prefix-sum split): the points see it before layer 1 registers its key,
+    which costs in proportion to the sum. One they cannot show open still reaches the
+    layers (a parity the congruences see), and every verdict is the pointless reasoner's."""
+    u = [T.var(f"u{i}", T.INT) for i in range(W.LONG_QUESTION + 2)]
+    total = T.add(*u)
+    opened, odd = T.eq(total, T.const(2**62)), T.eq(total, T.ONE)
+
+    def reasoner(**kw) -> Reasoner:
+        r = Reasoner(**kw)
+        for x in u:
+            r.assume(T.ge(x, T.ZERO))
+            r.assume(T.eq(T.mod(x, T.const(2)), T.ZERO))
+        return r
+
+    on, off = reasoner(early_look="always"), reasoner(witnesses=False)
+    key = on.network.split(on.normalize(opened).args[0])[1]
+    assert on.decide(opened).truth is off.decide(opened).truth is Truth.UNKNOWN
+    assert on.network.key_value(key) is None  # shown open by the points: never registered
+    assert on.decide(odd).truth is off.decide(odd).truth is Truth.FALSE
+    assert on.network.key_value(key) is not None  # the layers needed it
