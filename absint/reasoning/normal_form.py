@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
-from itertools import compress, filterfalse, repeat
-from operator import is_, not_
+from itertools import filterfalse
 
 from absint.lang import terms as T
 from absint.lang.kinds import CONST, LIN, VAR
@@ -27,6 +26,8 @@ from absint.lang.rewriting import Row, holds, rewrite
 from absint.reasoning.rules import BY_KIND, EXPAND_BY_KIND
 from absint.reasoning.trail import Trail
 
+#: a term with more children than this has those already normal dropped before its walk
+SHORT_WALK = 8
 #: a rule whose side conditions keep failing is retried after 1, 2, 4, ... up to 2**12 epochs
 MAX_RETRY_DOUBLINGS = 12
 
@@ -86,7 +87,10 @@ class NormalForm:
         to right: the order in which a recursive normalisation would finish them."""
         out: list[Term] = []
         seen: set[int] = {t.id}
-        stack: list[tuple[Term, bool]] = list(zip(reversed(self._unknown_below(t)), repeat(False)))
+        below = self._below(t)
+        if len(below) > SHORT_WALK:
+            below = self._unknown(below)
+        stack: list[tuple[Term, bool]] = [(c, False) for c in reversed(below)]
         while stack:
             s, done = stack.pop()
             if done:
@@ -96,14 +100,17 @@ class NormalForm:
                 continue
             seen.add(s.id)
             stack.append((s, True))
-            stack.extend(zip(reversed(self._unknown_below(s)), repeat(False)))
+            below = self._below(s)
+            if len(below) > SHORT_WALK:
+                below = self._unknown(below)
+            stack.extend((c, False) for c in reversed(below))
         return out
 
-    def _unknown_below(self, t: Term) -> tuple[Term, ...] | list[Term]:
-        """``_below(t)`` without those already memoised, dropped in C: a prefix sum's
-        atoms are normal already, and a Python test each was most of walking it."""
-        below = self._below(t)
-        return below if len(below) < 4 else list(filterfalse(self._memo.__contains__, below))
+    def _unknown(self, below: tuple[Term, ...]) -> list[Term]:
+        """A long sum's children without those already memoised, dropped in C: a prefix
+        sum's atoms are normal already, and testing each in the walk was most of it (a short
+        one is walked as it is, which costs less than filtering it)."""
+        return list(filterfalse(self._memo.__contains__, below))
 
     def _below(self, t: Term) -> tuple[Term, ...]:
         if t.kind == VAR:
@@ -185,18 +192,19 @@ class NormalForm:
         return self.facade.truth(c)
 
     def _linear(self, t: Term) -> Term:
-        """``t`` with its atoms normalised: the atoms already normal (most of a long sum's)
-        are found and kept by ``map`` and ``compress`` in C, the others expanded one by one."""
-        args = t.args
-        normal = list(map(self._memo.get, args))
-        same = list(map(is_, normal, args))
-        if all(same):
-            return t
         coefs, c = t.data
-        out: dict[Term, object] = dict(zip(compress(args, same), compress(coefs, same)))
+        memo = self._memo
+        args = t.args
+        # most atoms of a large sum are already normal: find the first that is not
+        for i, a in enumerate(args):
+            if memo.get(a) is not a:
+                break
+        else:
+            return t
+        out: dict[Term, object] = dict(zip(args[:i], coefs[:i]))
         changed = False
-        for i in compress(range(len(args)), map(not_, same)):
-            a, v, na = args[i], coefs[i], normal[i]
+        for a, v in zip(args[i:], coefs[i:]):
+            na = memo.get(a)
             if na is None:
                 na = self.normalize(a)
             if na is a:
