@@ -215,6 +215,9 @@ class Reasoner:
             return Verdict.true(Layer.CONTRADICTION)
         if self.witnesses is not None and self.witnesses.open_early(guard):
             return self._shown_open()  # the points at hand show it both ways: nothing to normalise
+        guard, decided = self._as_written(guard)
+        if decided is not None:
+            return decided
         g = self.normalize(guard)
         self._open_at_points = None
         v = self._decide_normal(g, MAX_JUNCTION_DEPTH)
@@ -227,6 +230,29 @@ class Reasoner:
             if truth is not Truth.UNKNOWN:
                 return Verdict(truth, Layer.CASE_SPLIT)
         return v
+
+    def _as_written(self, guard: Term) -> tuple[Term, Verdict | None]:
+        """An and/or's comparisons read by layer 1's fast path as written, before the guard is
+        normalised: the verdict when that decides it, else the guard without the operands it
+        decided (an absorbing one decides; the others drop out). PyTorch's narrow asks
+        ``and(u0 + ... + uk - s <= 0, -u0 - ... - uk <= 0)``: the second holds as written, and
+        normalising the pair rewrote both over the lengths the binding ``s = u0 + ... + un``
+        brings in. Bounds are sound for a term as written, so each answer is."""
+        if guard.kind not in (AND, OR):
+            return guard, None
+        absorbing = guard.kind == OR
+        rest = []
+        for a in guard.args:
+            r = self.entailment.quick_truth(a) if a.kind in T.COMPARISON_KINDS else None
+            if r is absorbing:
+                return guard, Verdict(Truth.TRUE if absorbing else Truth.FALSE, Layer.INTERVAL)
+            if r is None:
+                rest.append(a)
+        if not rest:
+            return guard, Verdict(Truth.FALSE if absorbing else Truth.TRUE, Layer.INTERVAL)
+        if len(rest) == len(guard.args):
+            return guard, None
+        return (T.or_ if absorbing else T.and_)(*rest), None
 
     def _shown_open(self) -> Verdict:
         """UNKNOWN with the guard's variables at the two points that showed it open."""

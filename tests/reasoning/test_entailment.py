@@ -45,3 +45,19 @@ def test_truth_registers_the_comparison_it_reads_so_later_facts_narrow_it():
     assert key in set(r.network.keys())
     r.assume(T.le(x, k(2)))
     assert e.truth(g) is True
+
+
+def test_a_junctions_operands_the_fast_path_decides_as_written_are_never_normalised():
+    """``and(A, B)`` where ``B`` holds as written (its atoms' bounds show it) and ``A`` needs
+    the equality the normal form substitutes: TRUE, and only ``A`` is normalised (normalising
+    ``B`` too wrote it over every length of a prefix-sum split). A FALSE operand decides an
+    ``and`` as written, a TRUE one an ``or``."""
+    from absint.reasoning.verdict import Truth
+    u = [T.var(f"u{i}", T.INT) for i in range(4)]
+    r = _told(*(T.ge(a, k(0)) for a in u), T.eq(s, T.add(*u)))
+    a_, b_ = T.le(T.add(*u[:2]), s), T.le(T.neg(T.add(*u[:2])), k(0))
+    assert r.decide(T.and_(a_, b_)).truth is Truth.TRUE
+    assert b_ not in r.normal_form._memo and a_ in r.normal_form._memo
+    assert r.decide(T.and_(a_, T.lt(u[0], k(0)))).truth is Truth.FALSE
+    assert r.decide(T.or_(T.ge(u[3], k(0)), T.lt(s, u[0]))).truth is Truth.TRUE
+    assert r.decide(T.or_(T.lt(u[3], k(0)), T.lt(u[2], k(0)))).truth is Truth.FALSE
