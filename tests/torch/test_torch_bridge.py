@@ -496,3 +496,25 @@ def test_a_range_narrowed_behind_the_version_counter_is_read_before_the_question
     assert decide(b, sympy.Eq(s0, 3)).truth is Truth.TRUE
     se.var_to_range[s0] = VR(2)  # widened behind it too: the facts are rebuilt, never stale
     assert decide(b, sympy.Eq(s0, 3)).truth is Truth.UNKNOWN and b.stats.rebuilds == 1
+
+
+def test_the_closure_of_a_questions_symbols_is_the_loops_whatever_is_replaced():
+    """``_closure`` skips its loop when none of the symbols is replaced (a prefix sum over
+    hundreds of lengths is routed per question); with and without replacements, chained or
+    to themselves, it gives what the loop gives (a fast path that also skips when one
+    symbol is replaced is caught)."""
+    import random
+    from absint.torch.bridge import _closure_loop
+    rng = random.Random(5)
+    se = FakeShapeEnv()
+    us = [se.unbacked(f"u{i}") for i in range(30)]
+    ss = [se.backed(f"s{i}", 4) for i in range(6)]
+    b = ShapeEnvBridge(se)
+    for _ in range(300):
+        se.replacements = {}
+        for s in rng.sample(us + ss, rng.randint(0, 4)):
+            se.replacements[s] = rng.choice([s, rng.choice(ss), rng.choice(ss) + 1])
+        symbols = frozenset(rng.sample(us + ss, rng.randint(0, 12)))
+        assert set(b._closure(symbols)) == _closure_loop(se.replacements, symbols)
+    se.replacements = {us[0]: ss[0]}
+    assert set(b._closure(frozenset(us[:5]))) == set(us[1:5]) | {ss[0]}
