@@ -120,13 +120,19 @@ class Entailment:
         """An and/or of comparisons the fast path decides, operand by operand (the first
         absorbing one decides): PyTorch's ``0 <= start and start + n <= size`` of a narrow
         then registers no key for the prefix sum ``start + n``."""
-        absorbing, open_ = b.kind == OR, False
+        return self.quick_operands(b)[0]
+
+    def quick_operands(self, b: Term) -> tuple[bool | None, list[Term]]:
+        """The fast path on each operand of an and/or: its truth when that decides it (the
+        first absorbing operand, or all of them), and the operands it left open."""
+        absorbing, rest = b.kind == OR, []
         for a in b.args:
             r = self.quick_truth(a) if a.kind in T.COMPARISON_KINDS else None
             if r is absorbing:
-                return absorbing
-            open_ = open_ or r is None
-        return None if open_ else not absorbing
+                return absorbing, rest
+            if r is None:
+                rest.append(a)
+        return (None if rest else not absorbing), rest
 
     def _comparison(self, kind: Kind, t: Term) -> bool | None:
         network = self.network

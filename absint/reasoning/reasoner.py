@@ -240,19 +240,12 @@ class Reasoner:
         brings in. Bounds are sound for a term as written, so each answer is."""
         if guard.kind not in (AND, OR):
             return guard, None
-        absorbing = guard.kind == OR
-        rest = []
-        for a in guard.args:
-            r = self.entailment.quick_truth(a) if a.kind in T.COMPARISON_KINDS else None
-            if r is absorbing:
-                return guard, Verdict(Truth.TRUE if absorbing else Truth.FALSE, Layer.INTERVAL)
-            if r is None:
-                rest.append(a)
-        if not rest:
-            return guard, Verdict(Truth.FALSE if absorbing else Truth.TRUE, Layer.INTERVAL)
+        truth, rest = self.entailment.quick_operands(guard)
+        if truth is not None:
+            return guard, Verdict(Truth.TRUE if truth else Truth.FALSE, Layer.INTERVAL)
         if len(rest) == len(guard.args):
             return guard, None
-        return (T.or_ if absorbing else T.and_)(*rest), None
+        return (T.or_ if guard.kind == OR else T.and_)(*rest), None
 
     def _shown_open(self) -> Verdict:
         """UNKNOWN with the guard's variables at the two points that showed it open."""
