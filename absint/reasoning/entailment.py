@@ -11,6 +11,7 @@ has all its disjuncts among its own; a Bool variable is decided by the literals 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Callable
 
 from absint.lang import terms as T
 from absint.lang.kinds import AND, CONST, EQ, FN, LE, LIN, LT, MUL, NE, NOT, OR, TO_REAL, VAR, Kind
@@ -102,7 +103,7 @@ class Entailment:
             return self._quick_junction(b)
         if kind not in T.COMPARISON_KINDS:
             return None
-        bounds = self.network.linear_bounds(b.args[0])
+        bounds = self.network.linear_bounds(b.args[0], self._bound_atom_value)
         if bounds is None:
             return None
         lo, hi = bounds
@@ -116,18 +117,37 @@ class Entailment:
             return kind == EQ
         return None
 
+    def _bound_atom_value(self, atom: Term) -> object | None:
+        """The value of an atom that is no key because a binding eliminated it (``s`` where
+        ``s = u0 + ... + un``): its normal form's, when that is known and its key registered
+        (the facts make them equal, so the value holds for the atom). PyTorch's narrow asks
+        ``-s - u0 - ... - uk <= 0`` as written; without this, the fast path read nothing of it
+        and normalising wrote it over every length."""
+        network = self.network
+        n = self.facade.normalized(atom)
+        if n is None or n is atom:
+            return None
+        key = network.split(n)[1]
+        if key is not None and network.key_value(key) is None:
+            return None
+        return network.value(n)
+
     def _quick_junction(self, b: Term) -> bool | None:
         """An and/or of comparisons the fast path decides, operand by operand (the first
         absorbing one decides): PyTorch's ``0 <= start and start + n <= size`` of a narrow
         then registers no key for the prefix sum ``start + n``."""
         return self.quick_operands(b)[0]
 
-    def quick_operands(self, b: Term) -> tuple[bool | None, list[Term]]:
+    def quick_operands(self, b: Term, known: Callable[[Term], bool | None] | None = None
+                       ) -> tuple[bool | None, list[Term]]:
         """The fast path on each operand of an and/or: its truth when that decides it (the
-        first absorbing operand, or all of them), and the operands it left open."""
+        first absorbing operand, or all of them), and the operands it left open. ``known(a)``:
+        an operand's truth found before (None when there is none), read first."""
         absorbing, rest = b.kind == OR, []
         for a in b.args:
-            r = self.quick_truth(a) if a.kind in T.COMPARISON_KINDS else None
+            r = None if known is None else known(a)
+            if r is None and a.kind in T.COMPARISON_KINDS:
+                r = self.quick_truth(a)
             if r is absorbing:
                 return absorbing, rest
             if r is None:

@@ -13,7 +13,7 @@ and the normal form) and ``reasoner`` import layers, so the layers form no impor
 
 from __future__ import annotations
 
-from typing import ContextManager, Iterable, Protocol, Sequence
+from typing import Callable, ContextManager, Iterable, Protocol, Sequence
 
 from absint.lang.terms import Term
 from domains.lattice import ValueDomain
@@ -77,9 +77,11 @@ class Network(Protocol):
     def keys(self) -> Iterable[Term]:
         """The registered keys."""
 
-    def linear_bounds(self, t: Term) -> tuple[object, object] | None:
+    def linear_bounds(self, t: Term, stand_in: Callable[[Term], object] | None = None
+                      ) -> tuple[object, object] | None:
         """Numeric bounds of the linear term ``t`` from its atoms' current bounds, registering
-        nothing (None when an atom is not registered)."""
+        nothing (None when an atom is not registered and ``stand_in(atom)``, a sound value
+        of it, gives none)."""
 
 
 class Facade(Protocol):
@@ -90,6 +92,9 @@ class Facade(Protocol):
 
     def normalize(self, t: Term) -> Term:
         """``t`` in normal form under the equalities learnt so far."""
+
+    def normalized(self, t: Term) -> Term | None:
+        """``t``'s normal form if it was already computed (no work, nothing registered), else None."""
 
     def literal_truth(self, b: Term) -> bool | None:
         """The truth of a Bool variable or its negation, as asserted."""

@@ -16,10 +16,12 @@ asserted, decide the same guard later without any relational domain.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
+import operator
 from collections import deque
 from fractions import Fraction
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from absint.lang import terms as T
 from absint.lang.kinds import CONST, DEF, ITE, LIN, NE, VAR, Kind
@@ -164,19 +166,36 @@ class ValueNetwork:
         self.register(t)
         return self.domain.bounds(self.value(t))
 
-    def linear_bounds(self, t: Term) -> tuple[object, object] | None:
+    def linear_bounds(self, t: Term, stand_in: Callable[[Term], object] | None = None
+                      ) -> tuple[object, object] | None:
         """``(lo, hi)`` of a linear form (or atom) from its atoms' current bounds, registering
-        nothing; None when one of them is not registered."""
+        nothing; None when one of them is not registered and ``stand_in(atom)`` (a sound value
+        of that atom, or None) gives none."""
         bounds = self.domain.bounds
         if t.kind != LIN:
             x = self._val.get(t)
+            if x is None and stand_in is not None:
+                x = stand_in(t)
             return None if x is None else bounds(x)
         coefs, c = t.data
         try:  # map in C: a long sum's atoms are many, and every one is usually registered
             values = list(map(self._val.__getitem__, t.args))
         except KeyError:
-            return None
+            values = None if stand_in is None else self._stood_in(t.args, stand_in)
+            if values is None:
+                return None
         return linear_range(coefs, c, list(map(bounds, values)))  # a list: read twice on overflow
+
+    def _stood_in(self, atoms: tuple[Term, ...], stand_in: Callable[[Term], object]) -> list | None:
+        """The atoms' values, ``stand_in``'s for those that are no key (None if it has none):
+        the missing ones found in C, a long sum's atoms being mostly keys."""
+        values = list(map(self._val.get, atoms))
+        for i in itertools.compress(range(len(values)), map(operator.is_, values, itertools.repeat(None))):
+            x = stand_in(atoms[i])
+            if x is None:
+                return None
+            values[i] = x
+        return values
 
     # ------------------------------------------------------------ keys
 

@@ -76,6 +76,10 @@ class NormalForm:
             self._normalize_once(s)
         return self._normalize_once(t)
 
+    def known_form(self, t: Term) -> Term | None:
+        """``t``'s normal form if the memo holds it (a tentative one is not given out)."""
+        return self._memo.get(t)
+
     def _known(self, t: Term) -> bool:
         if t in self._memo or (not t.args and t.kind != VAR):
             return True

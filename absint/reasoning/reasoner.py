@@ -48,6 +48,9 @@ INT32_MAX = 2**31 - 1
 
 #: and/or nesting decided conjunct by conjunct (deeper: UNKNOWN)
 MAX_JUNCTION_DEPTH = 4
+#: settled guards kept (:meth:`Reasoner._settle`); past this the memo starts again (a
+#: compiler's process lives long)
+MAX_SETTLED = 1 << 16
 #: named sums unfolded (newest first) at most, when a symbolic bound is read through them
 UNFOLD_LEVELS = 4
 
@@ -87,6 +90,8 @@ class Reasoner:
         self.witnesses = Witnesses(self._trail, early_look=early_look) if witnesses else None
         #: the last guard the witness points showed both ways (no case split for it)
         self._open_at_points: Term | None = None
+        #: guards as asked that :meth:`decide` settled TRUE or FALSE (:meth:`_settle`)
+        self._settled: dict[Term, Verdict] = {}
         self._intake = Facts(self, self.network, self.normal_form, self._trail)
         self._intake.prefer_to_eliminate(backed)
         self.facts: list[Term] = []
@@ -99,6 +104,9 @@ class Reasoner:
 
     def normalize(self, term: Term) -> Term:
         return self.normal_form.normalize(term)
+
+    def normalized(self, term: Term) -> Term | None:
+        return self.normal_form.known_form(term)
 
     def literal_truth(self, b: Term) -> bool | None:
         return self._intake.literal_truth(b)
@@ -213,11 +221,31 @@ class Reasoner:
             raise TypeError(f"decide() takes a Bool term, got {guard.sort.value}")
         if self.contradiction:
             return Verdict.true(Layer.CONTRADICTION)
-        if self.witnesses is not None and self.witnesses.open_early(guard):
-            return self._shown_open()  # the points at hand show it both ways: nothing to normalise
+        v = self._settled.get(guard)
+        if v is None:
+            v = self._decide_anew(guard)
+            if v.truth is not Truth.UNKNOWN:
+                self._settle(guard, v)
+        return v
+
+    def _settle(self, guard: Term, v: Verdict) -> None:
+        """Keep a TRUE/FALSE verdict of ``guard`` as asked: the facts only grow, so it stays
+        (logged on the trail: a rollback takes back those its future gave). PyTorch asks a
+        prefix sum's bound alone, then inside two ``and``s (:meth:`_as_written` reads it)."""
+        if len(self._settled) >= MAX_SETTLED:
+            self._trail.set_attribute(self, "_settled", {})
+        self._trail.set_item(self._settled, guard, v)
+
+    def _settled_truth(self, guard: Term) -> bool | None:
+        v = self._settled.get(guard)
+        return None if v is None else v.truth is Truth.TRUE
+
+    def _decide_anew(self, guard: Term) -> Verdict:
         guard, decided = self._as_written(guard)
         if decided is not None:
             return decided
+        if self.witnesses is not None and self.witnesses.open_early(guard):
+            return self._shown_open()  # the points at hand show it both ways: nothing to normalise
         g = self.normalize(guard)
         self._open_at_points = None
         v = self._decide_normal(g, MAX_JUNCTION_DEPTH)
@@ -237,15 +265,23 @@ class Reasoner:
         decided (an absorbing one decides; the others drop out). PyTorch's narrow asks
         ``and(u0 + ... + uk - s <= 0, -u0 - ... - uk <= 0)``: the second holds as written, and
         normalising the pair rewrote both over the lengths the binding ``s = u0 + ... + un``
-        brings in. Bounds are sound for a term as written, so each answer is."""
+        brings in. Bounds are sound for a term as written, so each answer is; an operand
+        asked and settled before is read from :meth:`_settle`'s memo."""
         if guard.kind not in (AND, OR):
             return guard, None
-        truth, rest = self.entailment.quick_operands(guard)
+        truth, rest = self.entailment.quick_operands(guard, self._settled_truth)
         if truth is not None:
-            return guard, Verdict(Truth.TRUE if truth else Truth.FALSE, Layer.INTERVAL)
+            return guard, Verdict(Truth.TRUE if truth else Truth.FALSE, self._costliest_settled(guard.args))
         if len(rest) == len(guard.args):
             return guard, None
         return (T.or_ if guard.kind == OR else T.and_)(*rest), None
+
+    def _costliest_settled(self, operands: Iterable[Term]) -> Layer:
+        """The layer to report for operands read by the fast path or from the memo: the
+        costliest that settled one of them (the fast path's own is the interval layer)."""
+        settled = list(map(self._settled.get, operands))
+        layers = [Layer.INTERVAL if v is None else v.by for v in settled]
+        return max(layers, key=_LAYER_COST.__getitem__)
 
     def _shown_open(self) -> Verdict:
         """UNKNOWN with the guard's variables at the two points that showed it open."""
