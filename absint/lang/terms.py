@@ -30,6 +30,7 @@ Canonical forms, established by the constructors (never by later passes):
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import itertools
 import math
@@ -280,6 +281,10 @@ def scale(t: Term, k: Number) -> Term:
             t = to_real(t)
         else:
             k = k.numerator
+    if t.kind == LIN and t.sort is INT and type(k) is int and k:
+        # the atoms keep their order and stay non-zero: canonical without a dict and a sort
+        coefs, c = t.data
+        return _intern(LIN, INT, t.args, (tuple(map(operator.mul, coefs, itertools.repeat(k))), c * k))
     coefs, c = linear_parts(t)
     return make_linear(t.sort, {a: v * k for a, v in coefs.items()}, c * k)
 
@@ -598,6 +603,10 @@ def _compare(kind: Kind, a: Term, b: Term) -> Term:
     by its coefficients' gcd or its leading one); ``kind`` in le, lt, eq, ne."""
     if a.sort is INT and b.sort is INT:
         sort = INT
+        if a.kind == LIN and len(a.args) > _UNMIXED:
+            d = _long_difference(a, b)
+            if d is not None:
+                return _construct(kind, BOOL, d)
     else:
         sort, (a, b) = _promote((a, b))
     coefs, c = linear_parts(a)
@@ -612,6 +621,24 @@ def _compare(kind: Kind, a: Term, b: Term) -> Term:
     else:
         coefs[b] = coefs.get(b, 0) - 1
     return _construct(kind, BOOL, make_linear(sort, coefs, c))
+
+
+def _long_difference(a: Term, b: Term) -> Term | None:
+    """``a - b`` for a long Int sum ``a`` and a constant or an atom not in it, spliced into
+    ``a``'s atoms (ordered by id: the atom's place is found by bisection) without
+    :func:`make_linear`'s dict and sort: PyTorch compares a prefix sum with a size or a
+    number, ``u0 + ... + uk <= s``. None for anything else."""
+    coefs, c = a.data
+    bk = b.kind
+    if bk == CONST:
+        return _intern(LIN, INT, a.args, (coefs, c - b.data))
+    if bk == LIN:
+        return None
+    args = a.args
+    i = bisect.bisect(args, b.id, key=_ID)
+    if i and args[i - 1] is b:
+        return None
+    return _intern(LIN, INT, args[:i] + (b,) + args[i:], (coefs[:i] + (-1,) + coefs[i:], c))
 
 
 _HOLDS_AGAINST_ZERO = {LE: operator.le, LT: operator.lt, EQ: operator.eq, NE: operator.ne}

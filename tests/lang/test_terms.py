@@ -786,3 +786,48 @@ def test_primitive_part_is_the_canonical_form_make_linear_builds(pairs, g, k):
     d = -d if coefs[0] < 0 else d
     expected = T.make_linear(INT, {a: v // d for a, v in zip(t.args, coefs)}, 0)
     assert T.primitive_part(t, d) is expected
+
+
+_LONG = st.lists(st.tuples(st.sampled_from(_ATOMS), st.sampled_from([1, -1, 2, -3, 5])), min_size=9, max_size=14)
+
+
+def _by_dict(kind, a, b):
+    """``a - b <kind> 0`` the general way: a dict of both sides' atoms, then make_linear."""
+    coefs, c = T.linear_parts(a)
+    for x, v in zip(*((b.args, b.data[0]) if b.kind == T.LIN else ((), ()))):
+        coefs[x] = coefs.get(x, 0) - v
+    if b.kind == T.CONST:
+        c -= b.data
+    elif b.kind != T.LIN:
+        coefs[b] = coefs.get(b, 0) - 1
+    return T._construct(kind, T.BOOL, T.make_linear(INT, coefs, c))
+
+
+@given(_LONG, st.integers(-9, 9), st.one_of(st.sampled_from(_ATOMS), st.integers(-9, 9).map(T.const)),
+       st.sampled_from([T.LE, T.LT, T.EQ, T.NE]))
+@settings(max_examples=300, deadline=None)
+def test_a_long_sum_compared_with_an_atom_or_a_number_is_the_term_make_linear_builds(pairs, k, b, kind):
+    """``_compare`` splices the atom into the long sum (bisection by id) or shifts its
+    constant instead of building a dict; the very same term either way, whether or not the
+    atom is in the sum (a planted splice one place off is caught)."""
+    a = T.make_linear(INT, dict(pairs), k)
+    if a.kind != T.LIN or len(a.args) <= T._UNMIXED:
+        return
+    assert T._compare(kind, a, b) is _by_dict(kind, a, b)
+
+
+@given(_LONG, st.integers(-9, 9), st.sampled_from([-3, -1, 1, 2, 7]))
+@settings(max_examples=200, deadline=None)
+def test_a_sum_scaled_by_an_integer_is_the_term_make_linear_builds(pairs, k, factor):
+    a = T.make_linear(INT, dict(pairs), k)
+    expected = T.make_linear(INT, {x: v * factor for x, v in T.linear_parts(a)[0].items()}, T.linear_parts(a)[1] * factor)
+    assert T.scale(a, factor) is expected
+
+
+def test_a_planted_splice_one_place_off_is_caught(monkeypatch):
+    import bisect
+
+    monkeypatch.setattr(T, "bisect", type("B", (), {"bisect": staticmethod(
+        lambda seq, x, key: max(0, bisect.bisect(seq, x, key=key) - 1))}))
+    with pytest.raises(AssertionError):
+        test_a_long_sum_compared_with_an_atom_or_a_number_is_the_term_make_linear_builds()
