@@ -435,7 +435,7 @@ class Witnesses:
         variable after another (``u3 != 0`` after ``u2 != 0``), and the pool does not turn
         over while a program's questions go by."""
         side = g if want else T.not_(g)
-        targets = [_compile(c, self._info, self._sorts) for c in _conjuncts(side)]
+        targets = [self._question(c) for c in _conjuncts(side)]  # g itself is compiled already
         fixed = len(FILLS) if self._spread_done else 1  # the base and fill points stay as they are
         for k in dict.fromkeys((len(self.points) - 1, 0)):
             q = self.points[k].copy(self._generation)
@@ -456,7 +456,7 @@ class Witnesses:
             return None
         if names is None:
             return tuple(dict(p.values) for p in self._last_points)
-        return tuple({n: p.values[n] for n in names if n in p.values} for p in self._last_points)
+        return tuple(_restricted(p.values, names) for p in self._last_points)
 
     def _keep(self, q: Point) -> None:
         self.points.append(q)
@@ -584,6 +584,16 @@ class Witnesses:
             for j, coef in self._readers.get(name, ()):
                 if coef is not None and j in p.sums:
                     p.sums[j] += coef * delta
+
+
+def _restricted(values: dict, names: Iterable[str]) -> dict:
+    """``values`` on ``names`` (those it has), read in C when it has them all: an open prefix
+    sum's pair names every length."""
+    names = tuple(names)
+    try:
+        return dict(zip(names, map(values.__getitem__, names)))
+    except KeyError:
+        return {n: values[n] for n in names if n in values}
 
 
 def _others_by_degree(linear, first: int, degrees: list[int]) -> Iterator:

@@ -323,3 +323,11 @@ def test_a_long_sum_no_fact_mentions_is_shown_open_before_its_key_is_registered(
     assert on.network.key_value(key) is None  # shown open by the points: never registered
     assert on.decide(odd).truth is off.decide(odd).truth is Truth.FALSE
     assert on.network.key_value(key) is not None  # the layers needed it
+
+
+def test_a_pair_is_restricted_to_the_names_a_point_has():
+    """``last_pair(names)``'s reading in C and its fallback agree with the plain filter."""
+    values = {"a": 1, "b": 2, "c": 3}
+    assert W._restricted(values, ["c", "a"]) == {"c": 3, "a": 1}
+    assert list(W._restricted(values, ["c", "a"])) == ["c", "a"]
+    assert W._restricted(values, ["a", "z", "b"]) == {"a": 1, "b": 2}
