@@ -284,7 +284,7 @@ def scale(t: Term, k: Number) -> Term:
     if t.kind == LIN and t.sort is INT and type(k) is int and k:
         # the atoms keep their order and stay non-zero: canonical without a dict and a sort
         coefs, c = t.data
-        return _intern(LIN, INT, t.args, (tuple(map(operator.mul, coefs, itertools.repeat(k))), c * k))
+        return _shifted(t, tuple(map(operator.mul, coefs, itertools.repeat(k))), c * k)
     coefs, c = linear_parts(t)
     return make_linear(t.sort, {a: v * k for a, v in coefs.items()}, c * k)
 

@@ -816,9 +816,12 @@ def test_a_long_sum_compared_with_an_atom_or_a_number_is_the_term_make_linear_bu
     assert T._compare(kind, a, b) is _by_dict(kind, a, b)
 
 
-@given(_LONG, st.integers(-9, 9), st.sampled_from([-3, -1, 1, 2, 7]))
-@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_ATOMS), st.sampled_from([1, -1, 2, -3, 5])), min_size=1, max_size=14),
+       st.integers(-9, 9), st.sampled_from([-3, -1, 1, 2, 7]))
+@settings(max_examples=300, deadline=None)
 def test_a_sum_scaled_by_an_integer_is_the_term_make_linear_builds(pairs, k, factor):
+    """Scaling keeps the atoms' order without a dict; ``-(-x)`` is ``x`` itself again (a
+    one-atom form with coefficient 1 and no constant is the atom)."""
     a = T.make_linear(INT, dict(pairs), k)
     expected = T.make_linear(INT, {x: v * factor for x, v in T.linear_parts(a)[0].items()}, T.linear_parts(a)[1] * factor)
     assert T.scale(a, factor) is expected
@@ -831,3 +834,11 @@ def test_a_planted_splice_one_place_off_is_caught(monkeypatch):
         lambda seq, x, key: max(0, bisect.bisect(seq, x, key=key) - 1))}))
     with pytest.raises(AssertionError):
         test_a_long_sum_compared_with_an_atom_or_a_number_is_the_term_make_linear_builds()
+
+
+@pytest.mark.parametrize("atom", _ATOMS[:2] + _ATOMS[-2:])
+def test_negating_twice_gives_the_atom_itself(atom):
+    """``-(-x)`` is ``x``, not a one-atom sum (the scaled form must stay canonical)."""
+    assert T.neg(T.neg(atom)) is atom
+    assert T.scale(T.scale(atom, 3), 1) is T.scale(atom, 3)
+    assert T.scale(T.add(atom, T.const(2)), -1) is T.make_linear(INT, {atom: -1}, -2)
