@@ -631,7 +631,7 @@ def _long_difference(a: Term, b: Term) -> Term | None:
     coefs, c = a.data
     bk = b.kind
     if bk == CONST:
-        return _intern(LIN, INT, a.args, (coefs, c - b.data))
+        return _shifted(a, coefs, c - b.data)
     if bk == LIN:
         return None
     args = a.args

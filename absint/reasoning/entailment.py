@@ -123,14 +123,8 @@ class Entailment:
         (the facts make them equal, so the value holds for the atom). PyTorch's narrow asks
         ``-s - u0 - ... - uk <= 0`` as written; without this, the fast path read nothing of it
         and normalising wrote it over every length."""
-        network = self.network
         n = self.facade.normalized(atom)
-        if n is None or n is atom:
-            return None
-        key = network.split(n)[1]
-        if key is not None and network.key_value(key) is None:
-            return None
-        return network.value(n)
+        return None if n is None or n is atom else self.network.registered_value(n)
 
     def _quick_junction(self, b: Term) -> bool | None:
         """An and/or of comparisons the fast path decides, operand by operand (the first

@@ -59,6 +59,9 @@ class Network(Protocol):
     def value(self, t: Term) -> object:
         """The value of a numeric term whose keys are registered."""
 
+    def registered_value(self, t: Term) -> object | None:
+        """The value of ``t`` when its key is registered (a constant's too), else None."""
+
     def key_value(self, key: Term) -> object | None:
         """The value of a key, or None if it is not registered (nothing is registered)."""
 

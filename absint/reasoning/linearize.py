@@ -125,10 +125,10 @@ def remainder_range(network: Network, arg: Term, d: int) -> tuple[int, int]:
     """The range of ``arg mod d`` (``d > 0``) that ``arg``'s congruence allows (one value
     when its modulus is a multiple of ``d``: ``s30 mod 8 = 0`` makes ``(s30*s0) div 8``
     exactly ``s30*s0/8``)."""
-    key = network.split(arg)[1]
-    if key is None or network.key_value(key) is None:
+    value = network.registered_value(arg)
+    if value is None:
         return 0, d - 1
-    m, r = network.domain.congruence(network.value(arg))
+    m, r = network.domain.congruence(value)
     if m > 0 and m % d == 0:
         r = r % d
         return r, r

@@ -161,6 +161,14 @@ class ValueNetwork:
             return self.domain.constant(c, t.sort)
         return self._affine(self._val[p], k, c, t.sort)
 
+    def registered_value(self, t: Term) -> object | None:
+        """The value of ``t`` when its key is registered (a constant's too), else None:
+        reading it registers nothing."""
+        p = self.split(t)[1]
+        if p is not None and p not in self._val:
+            return None
+        return self.value(t)
+
     def bounds(self, t: Term) -> tuple[object, object]:
         """Numeric ``(lo, hi)`` of a normal numeric term (registered on the way)."""
         self.register(t)
