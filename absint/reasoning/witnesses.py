@@ -43,6 +43,12 @@ from absint.lang.sorts import BOOL, INT
 from absint.lang.terms import Term
 from absint.reasoning.trail import Trail
 
+# Python's own min, bound at import: PyTorch's non-strict export replaces builtins.min for
+# the whole trace with a Python wrapper that folds a list one pair at a time through a
+# lambda (torch/_export/non_strict_utils.py, _override_builtin_ops), which made the
+# smallest-degree search of a repair one Python call a summand
+_smallest = min
+
 #: points kept (the first, grown from the example, is never evicted)
 MAX_POINTS = 8
 #: variable moves one repair may try, all levels together
@@ -556,7 +562,7 @@ class Witnesses:
         # each summand's degree (the constraints reading it), counted by map in C: a long sum's
         # summands are many, and a repair rarely needs more than the first
         degrees = list(map(len, map(self._readers.get, c.linear_names, itertools.repeat(()))))
-        first = degrees.index(min(degrees))
+        first = degrees.index(_smallest(degrees))
         for name, coef in itertools.chain((c.linear[first],), _others_by_degree(c.linear, first, degrees)):
             if name in frozen:
                 continue
