@@ -15,7 +15,7 @@ import os
 import tempfile
 from typing import Callable, TypeVar
 
-from absint.batch.executors import FAULT_ENV, parse_faults, preload, run_forked
+from absint.batch.executors import FAULT_ENV, WARM_UP, parse_faults, preload, run_forked
 from absint.readers.files import DEFAULT_MAX_FILE_SIZE, MB
 
 DEFAULT_TIMEOUT = 300.0  # seconds per file; the slowest corpus file takes about 2 s
@@ -46,18 +46,6 @@ def budget_problem(args: argparse.Namespace) -> str | None:
 def max_size(args: argparse.Namespace) -> int:
     """``--max-file-size`` in bytes (0: no limit)."""
     return args.max_file_size * MB
-
-
-#: a tiny program that meets the reader, evaluator and reasoner once (see :func:`warm_up`)
-WARM_UP = b"""(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+ (to_int x) 1)))
-(declare-const s0 Int)
-(set-info :example-s0 8)
-(declare-const u0 Int)
-(assert (>= s0 0))
-(assert (= (mod s0 2) 0))
-(assert (<= (ceil (/ s0 2)) s0))
-(assert (<= u0 (* s0 s0)))
-"""
 
 
 def warm_up(job: Callable[[str], object]) -> None:

@@ -7,7 +7,7 @@ Three levels of process, so that no file can take a run down with it:
 * a **worker** is a long-lived process (started once: interpreter and imports
   cost ~0.2 s) that runs one file at a time;
 * for each file the worker forks an **analysis process** from its pristine,
-  already-imported state. The analysis process has the memory limit
+  already-imported and warmed state (:func:`warm_worker`). The analysis process has the memory limit
   (``RLIMIT_AS``), is killed by the worker at the time limit, and may crash
   without harming anyone. Forking per file also makes results independent of
   scheduling: terms are interned globally and canonical forms order atoms by
@@ -41,6 +41,7 @@ Unix only (fork, rlimits).
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import resource
@@ -321,6 +322,36 @@ def run_isolated(path: str, name: str, timeout: float, max_memory: int, max_size
     return record.with_sha256(content_digest(data)).with_presets(presets)
 
 
+#: a tiny program that meets the reader, evaluator and reasoner once (see :func:`warm_worker`)
+WARM_UP = b"""(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (+ (to_int x) 1)))
+(declare-const s0 Int)
+(set-info :example-s0 8)
+(declare-const u0 Int)
+(assert (>= s0 0))
+(assert (= (mod s0 2) 0))
+(assert (<= (ceil (/ s0 2)) s0))
+(assert (<= u0 (* s0 s0)))
+"""
+
+
+def warm_worker() -> None:
+    """:func:`preload`, then one analysis of :data:`WARM_UP` here and the objects left frozen
+    (``gc.freeze``): each file's forked process then starts as a second analysis would, and its
+    collector leaves the worker's pages alone. Measured on the 150 smallest corpus files, a
+    process forked per file: about 3 ms of user and 2 ms of system CPU less a file (of
+    about 26 ms). The analysis runs in its own term table (:func:`analyze_bytes` opens one),
+    so none of its terms reaches a file's, as in-process runs of many files rely on."""
+    preload()
+    from absint.batch.analyze import analyze_bytes
+
+    try:
+        analyze_bytes("warm-up.smt2", WARM_UP)
+    except Exception:  # noqa: BLE001 - a problem shows up again, in a file's own process
+        pass
+    gc.collect()
+    gc.freeze()
+
+
 def preload() -> None:
     """Import what the analysis needs once, so each forked child starts warm."""
     import importlib
@@ -350,7 +381,7 @@ def worker_main(fd: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn = Connection(fd)
     faults = parse_faults(os.environ.get(FAULT_ENV))
-    preload()
+    warm_worker()
     conn.send(("ready", os.getpid()))
     while True:
         try:
