@@ -122,16 +122,16 @@ def fresh_table() -> Iterator[None]:
     and they are freed afterwards. Terms from outside must not be mixed with
     terms built inside.
     """
-    global _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding
-    saved = _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding
+    global _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding, _expansions
+    saved = _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding, _expansions
     _table, _constructed = dict(_BASE_TABLE), {}
     _ids = itertools.count(_BASE_NEXT_ID)
     _negations = {}
-    _definitions, _by_expansion, _folding = {}, {}, _Folding()
+    _definitions, _by_expansion, _folding, _expansions = {}, {}, _Folding(), {}
     try:
         yield
     finally:
-        _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding = saved
+        _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding, _expansions = saved
 
 
 # ---------------------------------------------------------------- constants, variables
@@ -1074,6 +1074,11 @@ LONG_FORM = 32
 _definitions: dict[Term, Term] = {}
 #: the hash of a definition's expansion -> the first ``def`` with that expansion
 _by_expansion: dict[int, Term] = {}
+#: the expansions :func:`def_expansion` made last, newest last (see :data:`RECENT_EXPANSIONS`)
+_expansions: dict[Term, tuple[dict, Number]] = {}
+#: how many expansions are kept: a chain of prefix sums is asked link after link, and each
+#: link's expansion is then the previous one's, copied in C, plus its own terms
+RECENT_EXPANSIONS = 16
 
 
 @attrs.define(slots=True)
@@ -1283,6 +1288,73 @@ def _expansion(t: Term) -> tuple[dict[Term, Number], Number]:
         else:
             out[s] = out.get(s, 0) + k
     return {a: v for a, v in out.items() if v != 0}, c
+
+
+def def_expansion(d: Term) -> tuple[dict[Term, Number], Number]:
+    """:func:`_expansion` of the ``def`` atom ``d`` (atom -> coefficient, constant), kept for
+    the last :data:`RECENT_EXPANSIONS` asked. The caller must not change the dict."""
+    got = _expansions.get(d)
+    if got is None:
+        got = _expansions[d] = _extended(d) or _expansion(d)
+        if len(_expansions) > RECENT_EXPANSIONS:
+            del _expansions[next(iter(_expansions))]
+    return got
+
+
+def _extended(d: Term) -> tuple[dict[Term, Number], Number] | None:
+    """The expansion of ``d`` from a kept one, when ``d``'s body is one kept ``def`` (with
+    coefficient 1) plus other atoms: a copy of that expansion (in C) and those atoms added.
+    None otherwise."""
+    body = d.args[0]
+    inner = [a for a in body.args if a.kind == DEF]
+    if len(inner) != 1 or inner[0] not in _expansions:
+        return None
+    coefs, c = body.data
+    base, c0 = _expansions[inner[0]]
+    out = dict(base)
+    for a, v in zip(body.args, coefs):
+        if a is inner[0]:
+            if v != 1:
+                return None
+            continue
+        v = out.get(a, 0) + v
+        if v:
+            out[a] = v
+        else:
+            out.pop(a, None)
+    return out, c + c0
+
+
+def without_definitions(coefs: dict[Term, Number], c: Number) -> tuple[dict[Term, Number], Number]:
+    """A linear form (atom -> coefficient, constant) with each ``def`` atom replaced by its
+    expansion: the same value at every point (a ``def`` equals its body by definition). A
+    ``def`` with coefficient 1 (a prefix sum compared with a size) is copied in C; the other
+    atoms are added to it one by one."""
+    first = next((a for a, v in coefs.items() if v == 1 and a.kind == DEF), None)
+    out: dict[Term, Number] = {}
+    if first is not None:
+        inner, c0 = def_expansion(first)
+        out, c = dict(inner), c + c0
+    for a, v in coefs.items():
+        if a is first:
+            continue
+        if a.kind == DEF:
+            inner, c0 = def_expansion(a)
+            c += v * c0
+            _add_all(out, ((x, v * w) for x, w in inner.items()))
+        else:
+            _add_all(out, ((a, v),))
+    return out, c
+
+
+def _add_all(out: dict[Term, Number], items: Iterable[tuple[Term, Number]]) -> None:
+    """``out[x] += w`` for each item, an atom whose coefficient becomes 0 removed."""
+    for x, w in items:
+        w += out.get(x, 0)
+        if w:
+            out[x] = w
+        else:
+            out.pop(x, None)
 
 
 def free_vars(root: Term) -> list[Term]:

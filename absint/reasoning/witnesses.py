@@ -38,7 +38,7 @@ import attrs
 from absint.lang import terms as T
 from absint.lang.dag import subterms
 from absint.lang.evaluator import NotEvaluable, evaluate, truth_at
-from absint.lang.kinds import AND, EQ, LE, LIN, LT, NE, NOT, OR, VAR, Kind
+from absint.lang.kinds import AND, DEF, EQ, LE, LIN, LT, NE, NOT, OR, VAR, Kind
 from absint.lang.sorts import BOOL, INT
 from absint.lang.terms import Term
 from absint.reasoning.trail import Trail
@@ -644,6 +644,8 @@ def _compile(t: Term, info, sorts: dict) -> Constraint:
         names, linear, const = plain
         return Constraint(t, t.kind, linear, (), const, tuple(dict.fromkeys(names)), 1)
     coefs, const = T.linear_parts(t.args[0])
+    if any(a.kind == DEF for a in coefs):  # a named sum compared: its variables are summands
+        coefs, const = T.without_definitions(coefs, const)
     rest = [(a, v) for a, v in coefs.items() if a.kind != VAR]
     inside: set[str] = set()
     size = 1
