@@ -36,8 +36,8 @@ from absint.metamorphic.sexpr import SExpr, bottom_up, postorder, tree_size
 
 Commands = list[SExpr]
 #: the inlined text of a program is refused over this many tokens (the corpus's largest
-#: program is about 0.4 million tokens; 7 of its 1,354 files inline to more than this, the
-#: largest to about 84 million; the 12 between 2 and 8 million took 129 s of CPU in all)
+#: program is about 0.4 million tokens; 7 of its 1,354 files inline to more than this, 8.1 to
+#: 125 million: with ``--max-tokens 200000000`` they took 1,360 s of CPU and 2.9 GB, docs/metamorphic.md)
 MAX_TOKENS = 8_000_000
 
 
