@@ -10,12 +10,11 @@ while the command goes on with the next file. The options are shared here, as
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import tempfile
 from typing import Callable, TypeVar
 
-from absint.batch.executors import FAULT_ENV, WARM_UP, parse_faults, preload, run_forked
+from absint.batch.executors import FAULT_ENV, WARM_UP, parse_faults, run_forked, warm
 from absint.readers.files import DEFAULT_MAX_FILE_SIZE, MB
 
 DEFAULT_TIMEOUT = 300.0  # seconds per file; the slowest corpus file takes about 2 s
@@ -49,20 +48,17 @@ def max_size(args: argparse.Namespace) -> int:
 
 
 def warm_up(job: Callable[[str], object]) -> None:
-    """Run ``job`` once, here, on a tiny program: each file's forked process then inherits the
-    imports and first-call set-up instead of paying for them again. The objects left are frozen
-    (``gc.freeze``) so that the children's collector does not copy their pages."""
-    preload()
-    with tempfile.TemporaryDirectory(prefix="absint-") as d:
-        path = os.path.join(d, "warm-up.smt2")
-        with open(path, "wb") as f:
-            f.write(WARM_UP)
-        try:
+    """Run ``job`` once, here, on a tiny program (:func:`~absint.batch.executors.warm`): each
+    file's forked process then inherits the imports and first-call set-up instead of paying
+    for them again, and its collector does not copy the frozen objects' pages."""
+    def on_warm_up_file() -> None:
+        with tempfile.TemporaryDirectory(prefix="absint-") as d:
+            path = os.path.join(d, "warm-up.smt2")
+            with open(path, "wb") as f:
+                f.write(WARM_UP)
             job(path)
-        except Exception:  # noqa: BLE001 - a problem shows up again, in a file's own process
-            pass
-    gc.collect()
-    gc.freeze()
+
+    warm(on_warm_up_file)
 
 
 def within_budget(job: Callable[[], T], name: str, timeout: float,

@@ -334,22 +334,28 @@ WARM_UP = b"""(define-fun ceil ((x Real)) Int (ite (= (to_int x) x) (to_int x) (
 """
 
 
-def warm_worker() -> None:
-    """:func:`preload`, then one analysis of :data:`WARM_UP` here and the objects left frozen
-    (``gc.freeze``): each file's forked process then starts as a second analysis would, and its
-    collector leaves the worker's pages alone. Measured on the 150 smallest corpus files, a
-    process forked per file: about 3 ms of user and 2 ms of system CPU less a file (of
-    about 26 ms). The analysis runs in its own term table (:func:`analyze_bytes` opens one),
-    so none of its terms reaches a file's, as in-process runs of many files rely on."""
+def warm(job: Callable[[], object]) -> None:
+    """:func:`preload`, then ``job`` once here (a tiny analysis, :data:`WARM_UP`) and the
+    objects left frozen (``gc.freeze``): each forked process then starts as a second analysis
+    would, and its collector leaves the parent's pages alone. A failing job shows up again,
+    in a file's own process."""
     preload()
-    from absint.batch.analyze import analyze_bytes
-
     try:
-        analyze_bytes("warm-up.smt2", WARM_UP)
+        job()
     except Exception:  # noqa: BLE001 - a problem shows up again, in a file's own process
         pass
     gc.collect()
     gc.freeze()
+
+
+def warm_worker() -> None:
+    """:func:`warm` with one analysis of :data:`WARM_UP`. Measured on the 150 smallest corpus
+    files, a process forked per file: about 3 ms of user and 2 ms of system CPU less a file
+    (of about 26 ms). The analysis runs in its own term table (:func:`analyze_bytes` opens
+    one), so none of its terms reaches a file's, as in-process runs of many files rely on."""
+    from absint.batch.analyze import analyze_bytes
+
+    warm(lambda: analyze_bytes("warm-up.smt2", WARM_UP))
 
 
 def preload() -> None:

@@ -1306,22 +1306,13 @@ def _extended(d: Term) -> tuple[dict[Term, Number], Number] | None:
     coefficient 1) plus other atoms: a copy of that expansion (in C) and those atoms added.
     None otherwise."""
     body = d.args[0]
-    inner = [a for a in body.args if a.kind == DEF]
-    if len(inner) != 1 or inner[0] not in _expansions:
-        return None
     coefs, c = body.data
-    base, c0 = _expansions[inner[0]]
+    inner = [(a, v) for a, v in zip(body.args, coefs) if a.kind == DEF]
+    if len(inner) != 1 or inner[0][1] != 1 or inner[0][0] not in _expansions:
+        return None
+    base, c0 = _expansions[inner[0][0]]
     out = dict(base)
-    for a, v in zip(body.args, coefs):
-        if a is inner[0]:
-            if v != 1:
-                return None
-            continue
-        v = out.get(a, 0) + v
-        if v:
-            out[a] = v
-        else:
-            out.pop(a, None)
+    _add_all(out, ((a, v) for a, v in zip(body.args, coefs) if a.kind != DEF))
     return out, c + c0
 
 
