@@ -1,0 +1,158 @@
+"""Long Int sums built in C passes (``terms._long_int_sum``, ``linear_combination``, a long
+sum compared with an atom either way round), and the sympy reader's long ``Add`` looked up
+by identity, with rebuilt ``k*u`` products read without the memo.
+
+PyTorch asks about prefix sums of hundreds of lengths; these paths skip :func:`terms.add`'s
+loop and :func:`terms.make_linear`'s dict. Each result must be the very term the general
+path interns (checked against a form built here from a dict), equal the sum of its parts
+at points and by Z3; planted errors (a constant dropped, a coefficient read as 1) are caught.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from absint.lang import terms as T
+from absint.lang.evaluator import evaluate
+from z3_check import z3_implies
+
+NAMES = [f"x{i}" for i in range(14)]
+
+
+def pool() -> list[T.Term]:
+    x = [T.var(n, T.INT) for n in NAMES]
+    return x + [T.mul(x[0], x[1]), T.div(x[2], T.const(3))]
+
+
+@st.composite
+def parts(draw):
+    """Operands of a sum: mostly distinct atoms, some multiples ``k*a``, constants, short
+    sums, now and then a repeated atom or a Real operand."""
+    n = len(pool())
+    picks = draw(st.lists(st.tuples(st.integers(0, n - 1), st.sampled_from([1, 1, 1, -1, 2, -3]),
+                                    st.sampled_from(["atom", "atom", "atom", "const", "sum", "real"])),
+                          min_size=9, max_size=24))
+    return picks
+
+
+def operands(picks) -> list[T.Term]:
+    atoms = pool()
+    out = []
+    for i, k, what in picks:
+        a = atoms[i]
+        if what == "const":
+            out.append(T.const(k))
+        elif what == "sum":
+            out.append(T.add(T.scale(a, k), T.scale(atoms[(i + 1) % len(atoms)], -k), T.const(k)))
+        elif what == "real" and i % 5 == 0:
+            out.append(T.to_real(a))
+        else:
+            out.append(T.scale(a, k))
+    return out
+
+
+def reference(ts: list[T.Term]) -> T.Term:
+    """The sum through :func:`terms.make_linear`'s dict, added up here."""
+    sort = T.REAL if any(t.sort is T.REAL for t in ts) else T.INT
+    coefs: dict = {}
+    c = 0
+    for t in ts:
+        t = T.to_real(t) if sort is T.REAL else t
+        tc, tk = T.linear_parts(t)
+        c += tk
+        for a, v in tc.items():
+            coefs[a] = coefs.get(a, 0) + v
+    return T.make_linear(sort, coefs, c)
+
+
+def point(seed: int) -> dict:
+    rng = random.Random(seed)
+    return {n: rng.randint(-4, 4) for n in NAMES}
+
+
+def check_sum(ts: list[T.Term]) -> None:
+    got = T.add(*ts)
+    assert got is reference(ts), (ts, got)
+    for seed in range(6):
+        p = point(seed)
+        assert evaluate(got, p) == sum(evaluate(t, p) for t in ts), (got, p)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts())
+def test_a_long_sum_is_the_general_paths_term(picks):
+    with T.fresh_table():
+        check_sum(operands(picks))
+
+
+def test_a_long_sum_equals_its_parts_by_z3():
+    rng = random.Random(7)
+    for _ in range(25):
+        with T.fresh_table():
+            picks = [(rng.randrange(len(pool())), rng.choice([1, -1, 2]), rng.choice(["atom", "atom", "const", "sum"]))
+                     for _ in range(rng.randint(9, 20))]
+            ts = operands(picks)
+            pairwise = functools.reduce(T.add, ts)  # two at a time: the general path
+            assert z3_implies([], T.eq(T.add(*ts), pairwise))
+
+
+def test_the_long_path_is_taken(monkeypatch):
+    """Sums of distinct atoms and of their multiples never reach make_linear."""
+    def refused(*args):
+        raise AssertionError("make_linear called")
+
+    with T.fresh_table():
+        x = pool()
+        negated = [T.scale(a, -1) for a in x[:12]]
+        monkeypatch.setattr(T, "make_linear", refused)
+        T.add(*x[:12])
+        T.add(*negated, T.const(4))
+        T.linear_combination([(1, x[:6]), (-1, x[6:12])])
+
+
+@pytest.mark.parametrize("plant", ["constant dropped", "coefficients read as 1"])
+def test_a_planted_error_in_the_long_path_is_caught(monkeypatch, plant):
+    original = T._sum_of_atoms
+
+    def planted(atoms, coefs, c):
+        return original(atoms, {} if plant == "coefficients read as 1" else coefs, 0 if plant == "constant dropped" else c)
+
+    monkeypatch.setattr(T, "_sum_of_atoms", planted)
+    with T.fresh_table():
+        x = pool()
+        ts = [T.scale(a, -1) for a in x[:10]] + [T.const(3)]
+        with pytest.raises(AssertionError):
+            check_sum(ts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1, -1, 2, -3]), st.lists(st.integers(0, 13), min_size=1, max_size=8,
+                                                                    unique=True)), min_size=1, max_size=4))
+def test_a_linear_combination_is_the_general_paths_term(groups):
+    with T.fresh_table():
+        x = pool()
+        gs = [(k, [x[i] for i in idx]) for k, idx in groups]
+        got = T.linear_combination(gs)
+        assert got is reference([T.scale(a, k) for k, ts in gs for a in ts])
+
+
+def test_a_long_sum_compared_with_an_atom_either_way_round():
+    with T.fresh_table():
+        x = pool()
+        long = T.add(*x[:12])
+        for a, b in itertools.permutations([long, x[13], T.const(5)], 2):
+            for build, kind in ((T.le, T.LE), (T.lt, T.LT), (T.eq, T.EQ)):
+                got = build(a, b)
+                flat = reference([a, T.scale(b, -1)])
+                assert got is T._construct(kind, T.BOOL, flat), (build.__name__, a, b, got)
+                for seed in range(4):
+                    p = point(seed)
+                    va, vb = evaluate(a, p), evaluate(b, p)
+                    want = {"le": va <= vb, "lt": va < vb, "eq": va == vb}[build.__name__]
+                    assert evaluate(got, p) is want
