@@ -43,6 +43,7 @@ The way back (:class:`TermsToSympy`) writes plain sympy by default
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 from typing import Callable
 
@@ -93,6 +94,9 @@ class SympyToTerms:
         self.sort_of = sort_of
         self.sign_of = sign_of
         self._stable: dict = {}
+        #: ``_stable`` by the key's ``id`` (its keys are held there, so an id names one live
+        #: object): a long sum's operands looked up in C, without sympy's Python ``__hash__``
+        self._by_id: dict[int, Term] = {}
         #: translations that used an undecided divisor sign; dropped by :meth:`forget_unsure`
         self._unsure: dict = {}
         self._used_unknown = False
@@ -111,9 +115,10 @@ class SympyToTerms:
         """Forget the translations made since :meth:`mark` (the memos only grow in between,
         and ``popitem`` takes the newest)."""
         stable, self._unsure, unsure = mark
-        for d, n in ((self._stable, stable), (self._unsure, unsure)):
-            while len(d) > n:
-                d.popitem()
+        while len(self._stable) > stable:
+            del self._by_id[id(self._stable.popitem()[0])]
+        while len(self._unsure) > unsure:
+            self._unsure.popitem()
 
     def __call__(self, expr) -> Term:
         if not isinstance(expr, sympy.Basic):  # before the caches: 1 == True == Integer(1)
@@ -140,6 +145,7 @@ class SympyToTerms:
             self._unsure[expr] = r
         else:
             self._stable[expr] = r
+            self._by_id[id(expr)] = r
             self._used_unknown = outer
         return r
 
@@ -253,9 +259,47 @@ def _symbol(tr, e) -> Term:
 
 def _add(tr, e) -> Term:
     # the constructors refuse Bool operands themselves; a long sum's operands are mostly
-    # translated already, so look them up before paying for a call each
-    stable, term = tr._stable, tr.term
-    return T.add(*[stable.get(a) or term(a) for a in e.args])
+    # translated already, so look them up (by identity, in C) before paying for a call each
+    args = e.args
+    found = list(map(tr._by_id.get, map(id, args)))
+    if None not in found:
+        return T.add(*found)
+    missing = [a for t, a in zip(found, args) if t is None]
+    multiples = _multiples(tr, missing) if len(missing) > 1 else None
+    if multiples is not None:
+        return T.linear_combination([(1, [t for t in found if t is not None]), multiples])
+    return T.add(*[t or tr.term(a) for t, a in zip(found, args)])
+
+
+def _multiples(tr, products: list) -> tuple[int, list[Term]] | None:
+    """``(k, [x1, ..., xn])`` (the terms of the ``x``) when ``products`` are ``k*x1, ...,
+    k*xn`` of one integer ``k``; else None. PyTorch rebuilds the ``-1*u`` of a negated
+    prefix sum once sympy's cache has dropped them: looking each new product up in the memo
+    (sympy's Python ``__hash__`` and ``__eq__``) and building its ``-u`` cost about 2 us,
+    where these passes run in C."""
+    if set(map(type, products)) != {sympy.Mul}:
+        return None
+    pairs = list(map(_ARGS, products))
+    if set(map(len, pairs)) != {2}:
+        return None
+    ks = list(map(_FIRST, pairs))
+    k = ks[0]
+    if set(map(id, ks)) != {id(k)}:  # one value, in objects sympy did not share: read in C
+        if not set(map(type, ks)).issubset(_INTEGER_CLASSES) or set(map(_NUMERATOR, ks)) != {k.p}:
+            return None
+    elif type(k) not in _INTEGER_CLASSES:
+        return None
+    xs = list(map(_SECOND, pairs))
+    found = list(map(tr._by_id.get, map(id, xs)))
+    if None in found:  # a symbol rebuilt equal to the one translated: found by equality
+        found = [t or tr.term(x) for t, x in zip(found, xs)]
+    return int(k), found
+
+
+_ARGS, _FIRST, _SECOND = operator.attrgetter("_args"), operator.itemgetter(0), operator.itemgetter(1)
+_NUMERATOR = operator.attrgetter("p")
+#: sympy's classes of an integer coefficient (-1 and 1 are singletons of their own classes)
+_INTEGER_CLASSES = (sympy.Integer, type(sympy.S.NegativeOne), type(sympy.S.One))
 
 
 def _negative_integer_power(f) -> bool:

@@ -15,11 +15,13 @@ import itertools
 import random
 
 import pytest
+import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from absint.lang import terms as T
 from absint.lang.evaluator import evaluate
+from absint.readers.sympy_bridge import SympyToTerms
 from z3_check import z3_implies
 
 NAMES = [f"x{i}" for i in range(14)]
@@ -156,3 +158,74 @@ def test_a_long_sum_compared_with_an_atom_either_way_round():
                     va, vb = evaluate(a, p), evaluate(b, p)
                     want = {"le": va <= vb, "lt": va < vb, "eq": va == vb}[build.__name__]
                     assert evaluate(got, p) is want
+
+
+# ---------------------------------------------------------------- the sympy reader
+
+U = [sympy.Symbol(f"u{i}", integer=True) for i in range(40)]
+S = sympy.Symbol("s0", integer=True)
+
+
+def read_fresh(expr) -> T.Term:
+    """``expr`` read as a sum from sympy's own coefficients (the oracle)."""
+    coefs = expr.as_coefficients_dict()
+    c = int(coefs.pop(sympy.S.One, 0))
+    return T.make_linear(T.INT, {T.var(s.name, T.INT): int(v) for s, v in coefs.items()}, c)
+
+
+@pytest.mark.parametrize("k", [1, -1, 4])
+@pytest.mark.parametrize("with_size", [False, True])
+def test_a_long_sympy_sum_is_read_as_its_coefficients_say(k, with_size):
+    with T.fresh_table():
+        tr = SympyToTerms()
+        for u in U:
+            tr(u)
+        tr(S)
+        for n in (9, 20, 40):
+            sympy.core.cache.clear_cache()  # the k*u products rebuilt, as PyTorch's are
+            e = k * sum(U[:n]) + (S - 7 if with_size else 0)
+            assert tr(e) is read_fresh(e), e
+            assert tr(e) is tr(e)
+
+
+def test_a_long_sum_of_mixed_products_is_read_one_by_one():
+    with T.fresh_table():
+        tr = SympyToTerms()
+        for u in U:
+            tr(u)
+        e = sum(U[:10]) - sum(2 * u for u in U[10:20]) + 3 * U[30] * U[31]
+        got = tr(e)
+        p = {u.name: i % 5 - 2 for i, u in enumerate(U)}
+        assert evaluate(got, p) == int(e.subs({u: p[u.name] for u in U}))
+
+
+def test_a_rollback_forgets_what_the_identity_memo_holds():
+    with T.fresh_table():
+        tr = SympyToTerms()
+        tr(U[0])
+        mark = tr.mark()
+        for u in U[1:]:
+            tr(u)
+        tr(sum(U))
+        tr.restore(mark)
+        assert set(tr._by_id) == set(map(id, tr._stable))
+
+
+def test_a_coefficient_in_objects_sympy_did_not_share():
+    """``1000*u`` products whose 1000s are distinct objects are one multiple; a ``1000/3``
+    among them (the same numerator) is not read as 1000."""
+    with T.fresh_table():
+        tr = SympyToTerms()
+        for u in U:
+            tr(u)
+        products = []
+        for u in U[:12]:
+            sympy.core.cache.clear_cache()
+            products.append(sympy.Mul(sympy.Integer(1000), u))
+        assert len({id(p.args[0]) for p in products}) > 1
+        e = sympy.Add(*products)
+        assert tr(e) is read_fresh(e)
+        mixed = sympy.Add(*products[:-1], sympy.Mul(sympy.Rational(1000, 3), U[11]))
+        got = tr(mixed)
+        p = {u.name: 3 for u in U}
+        assert evaluate(got, p) == mixed.subs({u: 3 for u in U})
