@@ -273,7 +273,7 @@ def _add(tr, e) -> Term:
 
 def _multiples(tr, products: list) -> tuple[int, list[Term]] | None:
     """``(k, [x1, ..., xn])`` (the terms of the ``x``) when ``products`` are ``k*x1, ...,
-    k*xn`` of one integer ``k``; else None. PyTorch rebuilds the ``-1*u`` of a negated
+    k*xn`` of one integer ``k`` and symbols; else None. PyTorch rebuilds the ``-1*u`` of a negated
     prefix sum once sympy's cache has dropped them: looking each new product up in the memo
     (sympy's Python ``__hash__`` and ``__eq__``) and building its ``-u`` cost about 2 us,
     where these passes run in C."""
@@ -290,6 +290,8 @@ def _multiples(tr, products: list) -> tuple[int, list[Term]] | None:
     elif type(k) not in _INTEGER_CLASSES:
         return None
     xs = list(map(_SECOND, pairs))
+    if not all(map(_IS_SYMBOL, xs)):  # k*(a/b), k*(x + y): read as _mul reads them
+        return None
     found = list(map(tr._by_id.get, map(id, xs)))
     if None in found:  # a symbol rebuilt equal to the one translated: found by equality
         found = [t or tr.term(x) for t, x in zip(found, xs)]
@@ -297,7 +299,7 @@ def _multiples(tr, products: list) -> tuple[int, list[Term]] | None:
 
 
 _ARGS, _FIRST, _SECOND = operator.attrgetter("_args"), operator.itemgetter(0), operator.itemgetter(1)
-_NUMERATOR = operator.attrgetter("p")
+_NUMERATOR, _IS_SYMBOL = operator.attrgetter("p"), operator.attrgetter("is_Symbol")
 #: sympy's classes of an integer coefficient (-1 and 1 are singletons of their own classes)
 _INTEGER_CLASSES = (sympy.Integer, type(sympy.S.NegativeOne), type(sympy.S.One))
 

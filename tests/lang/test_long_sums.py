@@ -229,3 +229,18 @@ def test_a_coefficient_in_objects_sympy_did_not_share():
         got = tr(mixed)
         p = {u.name: 3 for u in U}
         assert evaluate(got, p) == mixed.subs({u: 3 for u in U})
+
+
+def test_products_of_anything_but_a_symbol_are_read_as_products():
+    """``2/y`` is ``Mul(2, Pow(y, -1))``: read by the product's own reading (a real division
+    of 2 by y), not as 2 times ``1/y``, which SMT-LIB leaves free apart at ``y = 0``."""
+    with T.fresh_table():
+        y = sympy.Symbol("y", integer=True)
+        tr = SympyToTerms()
+        for u in U:
+            tr(u)
+        parts = [sympy.Mul(2, sympy.Pow(y, -1), evaluate=False)] + [2 * sympy.Symbol(f"v{i}", integer=True) for i in range(9)]
+        e = sympy.Add(*parts)
+        got = tr(e)
+        one_by_one = T.add(*[SympyToTerms()(p) for p in e.args])
+        assert got is one_by_one
