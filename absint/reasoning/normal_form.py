@@ -14,6 +14,7 @@ normalising recursively terminates without rewriting old bindings.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from fractions import Fraction
 from itertools import filterfalse
@@ -199,11 +200,10 @@ class NormalForm:
         coefs, c = t.data
         memo = self._memo
         args = t.args
-        # most atoms of a large sum are already normal: find the first that is not
-        for i, a in enumerate(args):
-            if memo.get(a) is not a:
-                break
-        else:
+        # most atoms of a large sum are already normal: find the first that is not, in C
+        try:
+            i = list(map(operator.is_, map(memo.get, args), args)).index(False)
+        except ValueError:
             return t
         out: dict[Term, object] = dict(zip(args[:i], coefs[:i]))
         changed = False

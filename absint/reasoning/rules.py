@@ -27,6 +27,7 @@ the divisor it keeps non-zero (or the divisor is the same term on both sides).
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from typing import Callable, Iterator
@@ -339,11 +340,14 @@ def _match_exact_quotient_in_sum(t: Term, r: Term):
     if r.kind != LIN:
         return None
     coefs = r.data[0]
-    for i, q in enumerate(r.args):
-        if q.kind == DIV:
-            c = q.args[1]
-            if c.kind == CONST and c.data != 0 and coefs[i] % c.data == 0:
-                return MultipleInSum(r, i, q.args[0], c)
+    kinds = list(map(_KIND, r.args))  # in C: a prefix sum's hundreds of lengths hold no quotient
+    if DIV not in kinds:
+        return None
+    for i in itertools.compress(range(len(kinds)), map(operator.is_, kinds, itertools.repeat(DIV))):
+        q = r.args[i]
+        c = q.args[1]
+        if c.kind == CONST and c.data != 0 and coefs[i] % c.data == 0:
+            return MultipleInSum(r, i, q.args[0], c)
     return None
 
 

@@ -116,6 +116,22 @@ def test_multiple_of_an_inexact_quotient_in_a_sum_is_open():
     assert not implied(facts, T.eq(T.add(x, T.scale(T.div(s, k(8)), 8)), T.add(x, s)))
 
 
+
+def test_a_multiple_of_a_quotient_among_many_lengths_is_found():
+    """A long sum whose first quotient is inexact (3*(s div 8)) and a later one exact
+    (8*(s div 8)): the matcher reads the kinds in C and tries each quotient in order."""
+    us = [T.var(f"u{i}", T.INT) for i in range(12)]
+    facts = [T.ge(s, k(2)), T.eq(T.mod(s, k(8)), k(0))] + [T.ge(u, k(0)) for u in us]
+    inexact = T.scale(T.div(s, k(3)), 2)
+    form = T.add(*us, inexact, T.scale(T.div(s, k(8)), 8))
+    r = Reasoner()
+    for f in facts:
+        r.assume(f)
+    assert r.normalize(form) is r.normalize(T.add(*us, inexact, s))  # the rule itself, no later layer
+    assert implied(facts, T.eq(form, T.add(*us, inexact, s)))
+    assert not implied(facts[:1] + facts[2:], T.eq(form, T.add(*us, inexact, s)))
+
+
 # ---------------------------------------------------------------- a div a
 
 
