@@ -200,10 +200,8 @@ class NormalForm:
         coefs, c = t.data
         memo = self._memo
         args = t.args
-        # most atoms of a large sum are already normal: find the first that is not, in C
-        try:
-            i = list(map(operator.is_, map(memo.get, args), args)).index(False)
-        except ValueError:
+        i = _first_not_normal(args, memo)
+        if i is None:
             return t
         out: dict[Term, object] = dict(zip(args[:i], coefs[:i]))
         changed = False
@@ -236,6 +234,25 @@ class NormalForm:
         trail.set_item(self.bindings, x, e)
         trail.set_attribute(self, "_memo", {})  # new dicts: a rollback puts the old ones back
         trail.set_attribute(self, "_tentative", {})
+
+
+def _first_not_normal(args: tuple[Term, ...], memo: dict) -> int | None:
+    """The index of the first atom the memo does not hold as its own normal form, None when
+    every one is normal: most atoms of a large sum are, and a long one is scanned in C (a
+    short one, or one whose first atom is not normal, by a loop that stops at once)."""
+    if len(args) > LONG_SCAN and memo.get(args[0]) is args[0]:
+        try:
+            return list(map(operator.is_, map(memo.get, args), args)).index(False)
+        except ValueError:
+            return None
+    for i, a in enumerate(args):
+        if memo.get(a) is not a:
+            return i
+    return None
+
+
+#: a sum with more atoms than this is scanned for its first non-normal atom in C
+LONG_SCAN = 8
 
 
 def solve_for_variable(eq_term: Term, preferred: frozenset[Term] | set[Term] = frozenset()) -> tuple[Term, Term] | None:
