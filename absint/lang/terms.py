@@ -337,8 +337,8 @@ def linear_combination(groups: Iterable[tuple[int, list[Term]]]) -> Term:
 
 
 def _merged(ts: list) -> tuple[dict, Number] | None:
-    """The constants and sums ``ts`` as one ``({atom: coefficient}, constant)``; None when
-    the sums share an atom (:func:`_long_int_sum` then adds in general)."""
+    """The constants and sums ``ts`` added up as ``({atom: coefficient}, constant)``
+    (through :func:`_add_all`); None when one is not Int."""
     coefs: dict[Term, Number] = {}
     c: Number = 0
     for t in ts:
@@ -346,12 +346,9 @@ def _merged(ts: list) -> tuple[dict, Number] | None:
             return None
         if t.kind == CONST:
             c += t.data
-            continue
-        c += t.data[1]
-        for a, v in zip(t.args, t.data[0]):
-            if a in coefs:
-                return None
-            coefs[a] = v
+        else:
+            c += t.data[1]
+            _add_all(coefs, zip(t.args, t.data[0]))
     return coefs, c
 
 
