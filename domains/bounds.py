@@ -165,6 +165,61 @@ class BoundSum:
         return self.infinity if self.infinite else self.finite
 
 
+#: ``Σ cᵢ·[aᵢ, bᵢ]`` kept so that a term can be added *or taken out* in O(1):
+#: ``(lo's finite part, how many -inf it met, hi's finite part, how many +inf)``
+RangeSum = tuple
+
+
+def range_sum(coefs, ranges) -> RangeSum | None:
+    """:func:`linear_range`'s sum (no constant) as a :data:`RangeSum`; None when a range is
+    empty (its lower bound +inf or its upper bound -inf: then no sum is kept)."""
+    lo = hi = 0
+    lo_inf = hi_inf = 0
+    for c, (a, b) in zip(coefs, ranges):
+        positive = c > 0
+        low, high = (a, b) if positive else (b, a)
+        if type(low) is float:
+            if (low > 0) is positive:  # c·low is +inf: the range is empty
+                return None
+            lo_inf += 1
+        else:
+            lo += c * low
+        if type(high) is float:
+            if (high > 0) is not positive:  # c·high is -inf
+                return None
+            hi_inf += 1
+        else:
+            hi += c * high
+    return lo, lo_inf, hi, hi_inf
+
+
+def range_sum_add(s: RangeSum, c, a: Bound, b: Bound, times: int = 1) -> RangeSum | None:
+    """``s`` with ``c·[a, b]`` added (``times=-1``: taken out, when ``s`` holds it); None
+    for an empty range."""
+    lo, lo_inf, hi, hi_inf = s
+    positive = c > 0
+    low, high = (a, b) if positive else (b, a)
+    if type(low) is float:
+        if (low > 0) is positive:
+            return None
+        lo_inf += times
+    else:
+        lo += times * c * low
+    if type(high) is float:
+        if (high > 0) is not positive:
+            return None
+        hi_inf += times
+    else:
+        hi += times * c * high
+    return lo, lo_inf, hi, hi_inf
+
+
+def range_sum_bounds(s: RangeSum, k: Bound) -> tuple[Bound, Bound]:
+    """``(lo, hi)`` of ``s + k`` (an infinite part absorbs the finite one, no conversion)."""
+    lo, lo_inf, hi, hi_inf = s
+    return (NEG_INF if lo_inf else lo + k), (INF if hi_inf else hi + k)
+
+
 def _exact_sum(k: Bound, terms) -> Bound:
     """``k + sum(terms)`` where an infinite term absorbs every finite one (no conversion)."""
     out = k
