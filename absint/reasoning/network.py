@@ -28,7 +28,7 @@ from absint.lang.kinds import CONST, DEF, ITE, LIN, NE, VAR, Kind
 from absint.lang.terms import BOOL, INT, REAL, Term
 from absint.reasoning.facade import Facade
 from absint.reasoning.trail import Trail
-from domains.bounds import linear_range
+from domains.bounds import RangeSum, linear_range, range_sum, range_sum_add, range_sum_bounds
 from domains.lattice import ValueDomain
 from domains.packing import UnionFind
 
@@ -43,6 +43,10 @@ _REVISED = (LIN, DEF)
 #: a sum with more operands than this is re-read one changed operand at a time, when the
 #: domain can (``domain.sum_tracker``): a fact on one length of a sum of thousands is O(1)
 LONG_SUM = 16
+#: a linear form with more atoms than this has the bounds of its part over keys kept
+#: (:meth:`ValueNetwork._key_part`), at most MAX_PARTIAL_BOUNDS of them
+LONG_BOUNDS = 16
+MAX_PARTIAL_BOUNDS = 4096
 
 
 class ValueNetwork:
@@ -94,6 +98,8 @@ class ValueNetwork:
         self._sums: dict[Term, object] = {}
         self._positions: dict[Term, dict[Term, int]] = {}  # a long sum's operand -> its index
         self._tracker = getattr(domain, "sum_tracker", None)
+        #: (atoms, coefficients) -> ((epoch, shape), (lo, hi, places of atoms that are no key))
+        self._partial_bounds: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------ what other layers may change
 
@@ -186,6 +192,8 @@ class ValueNetwork:
                 x = stand_in(t)
             return None if x is None else bounds(x)
         coefs, c = t.data
+        if len(t.args) > LONG_BOUNDS:
+            return self._long_bounds(t.args, coefs, c, stand_in)
         try:  # map in C: a long sum's atoms are many, and every one is usually registered
             values = list(map(self._val.__getitem__, t.args))
         except KeyError:
@@ -193,6 +201,66 @@ class ValueNetwork:
             if values is None:
                 return None
         return linear_range(coefs, c, list(map(bounds, values)))  # a list: read twice on overflow
+
+    def _long_bounds(self, atoms: tuple[Term, ...], coefs: tuple, c,
+                     stand_in: Callable[[Term], object] | None) -> tuple[object, object] | None:
+        """:meth:`linear_bounds` of a long form: the sum over its keys kept (:meth:`_key_part`),
+        the atoms that are no key stood in for afresh (what ``stand_in`` reads is not the
+        network's alone)."""
+        kept = self._key_part(atoms, coefs)
+        if kept is None:  # an empty value: the plain sum
+            values = self._stood_in(atoms, stand_in or _none)
+            return None if values is None else linear_range(coefs, c, list(map(self.domain.bounds, values)))
+        part, missing = kept
+        for i in missing:
+            x = None if stand_in is None else stand_in(atoms[i])
+            if x is None:
+                return None
+            part = range_sum_add(part, coefs[i], *self.domain.bounds(x))
+            if part is None:
+                return None
+        return range_sum_bounds(part, c)
+
+    def _key_part(self, atoms: tuple[Term, ...], coefs: tuple) -> tuple[RangeSum, tuple[int, ...]] | None:
+        """The sum of the bounds of the atoms that are keys, and the places of those that are
+        not (None where a value is empty). Kept per (atoms, coefficients) with the network's
+        ``(epoch, shape)``, which change whenever a value or the keys do (a rollback too:
+        ``shape`` only grows). A form one atom longer than a kept one (the next prefix sum of
+        a jagged program: its new atom is the newest, so last) adds that atom to it; one atom
+        shorter at the front (the lengths after a prefix, ``-u(k+1) - ... - un``) was kept when
+        the longer one was: O(1) each where they were O(k)."""
+        stamp = (self.epoch, self.shape)
+        memo = self._partial_bounds
+        kept = memo.get((atoms, coefs))
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        shorter = memo.get((atoms[:-1], coefs[:-1]))
+        if shorter is not None and shorter[0] == stamp:
+            part, missing = shorter[1]
+            x = self._val.get(atoms[-1])
+            if x is None:
+                missing += (len(atoms) - 1,)
+            else:
+                part = range_sum_add(part, coefs[-1], *self.domain.bounds(x))
+        else:
+            part, missing = self._key_part_anew(atoms, coefs)
+        if part is None:
+            return None
+        if len(memo) >= MAX_PARTIAL_BOUNDS:
+            memo.clear()
+        memo[(atoms, coefs)] = (stamp, (part, missing))
+        if not missing:
+            rest = range_sum_add(part, coefs[0], *self.domain.bounds(self._val[atoms[0]]), times=-1)
+            memo[(atoms[1:], coefs[1:])] = (stamp, (rest, ()))
+        return part, missing
+
+    def _key_part_anew(self, atoms: tuple[Term, ...], coefs: tuple) -> tuple[RangeSum | None, tuple[int, ...]]:
+        values = list(map(self._val.get, atoms))  # in C: most atoms of a long form are keys
+        missing = tuple(itertools.compress(range(len(values)), map(operator.is_, values, itertools.repeat(None))))
+        if missing:
+            coefs = [coefs[i] for i in range(len(coefs)) if values[i] is not None]
+            values = [v for v in values if v is not None]
+        return range_sum(coefs, list(map(self.domain.bounds, values))), missing
 
     def _stood_in(self, atoms: tuple[Term, ...], stand_in: Callable[[Term], object]) -> list | None:
         """The atoms' values, ``stand_in``'s for those that are no key (None if it has none):
@@ -543,10 +611,22 @@ class ValueNetwork:
         self._work.clear()
         self._queued.clear()
         self._sums.clear()
+        self._partial_bounds.clear()
 
     def stop_recording(self) -> None:
         """No checkpoint is open any more: the blocks keep no journal."""
         self._blocks.stop_journal()
+
+
+def _add_range(lo, hi, coef, a, b) -> tuple[object, object]:
+    """``[lo, hi] + coef * [a, b]`` (an OverflowError where a huge bound meets an infinity)."""
+    if coef > 0:
+        return lo + coef * a, hi + coef * b
+    return lo + coef * b, hi + coef * a
+
+
+def _none(atom: Term) -> None:
+    return None
 
 
 def _refill(d: dict, content: dict) -> None:
