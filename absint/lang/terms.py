@@ -732,6 +732,30 @@ def _long_difference(a: Term, b: Term, negated: bool = False) -> Term | None:
     return _intern(LIN, INT, args, (coefs, c))
 
 
+def plus_atom(t: Term, atom: Term, coef: int) -> Term | None:
+    """``t + coef*atom`` for a long Int sum ``t`` and an Int atom, spliced into ``t``'s atoms
+    (its place found by bisection; a coefficient that becomes 0 drops it) without
+    :func:`make_linear`'s dict and sort: the normal form of the next prefix sum is the last
+    one's plus one length. None when the result would have fewer than two atoms, or for
+    anything else (then :func:`add`)."""
+    if t.kind is not LIN or t.sort is not INT or atom.kind not in ATOM_KINDS or atom.sort is not INT \
+            or type(coef) is not int or not coef:
+        return None
+    args, (coefs, c) = t.args, t.data
+    i = bisect.bisect_left(args, atom.id, key=_ID)
+    if i < len(args) and args[i] is atom:
+        w = coefs[i] + coef
+        if w:
+            coefs = coefs[:i] + (w,) + coefs[i + 1:]
+        else:
+            args, coefs = args[:i] + args[i + 1:], coefs[:i] + coefs[i + 1:]
+    else:
+        args, coefs = args[:i] + (atom,) + args[i:], coefs[:i] + (coef,) + coefs[i:]
+    if len(args) < 2:
+        return None
+    return _intern(LIN, INT, args, (coefs, c))
+
+
 _HOLDS_AGAINST_ZERO = {LE: operator.le, LT: operator.lt, EQ: operator.eq, NE: operator.ne}
 
 

@@ -48,7 +48,8 @@ class NormalForm:
     a rollback takes back. ``fired`` counts work done and is not rolled back.
     """
 
-    __slots__ = ("facade", "trail", "bindings", "fired", "_memo", "_volatile", "_tentative", "_unproved")
+    __slots__ = ("facade", "trail", "bindings", "fired", "_memo", "_volatile", "_tentative", "_unproved",
+                 "_sums")
 
     def __init__(self, facade: Facade | None = None, trail: Trail | None = None) -> None:
         self.facade = facade
@@ -63,6 +64,9 @@ class NormalForm:
         #: results that rest on an unproved side condition: (epoch until which it is reused,
         #: the result, how often the condition failed)
         self._tentative: dict[Term, tuple[int, Term, int]] = {}
+        #: a long sum's (atoms, coefficients, constant) -> its atoms' normal forms added up
+        #: (:meth:`_linear`, before the rules), when none of them was tentative
+        self._sums: dict[tuple, Term] = {}
 
     def _epoch(self) -> int:
         return self.facade.network.epoch if self.facade is not None else 0
@@ -197,6 +201,26 @@ class NormalForm:
         return self.facade.truth(c)
 
     def _linear(self, t: Term) -> Term:
+        """The sum of ``t``'s atoms' normal forms. A long one is kept (:attr:`_sums`): the next
+        prefix sum, ``t`` and one atom more (the newest, so last), is the kept one plus
+        that atom's normal form, spliced in (``-s + u0 + ... + uk`` with ``s`` bound to
+        ``u0 + ... + un`` is the last one's ``-u(k) - ... - un`` without ``-uk``)."""
+        if len(t.args) <= LONG_SCAN:
+            return self._added_up(t)
+        coefs, c = t.data
+        args = t.args
+        shorter = self._sums.get((args[:-1], coefs[:-1], c))
+        r = None
+        if shorter is not None:
+            last = self._memo.get(args[-1]) or self.normalize(args[-1])
+            r = T.plus_atom(shorter, last, coefs[-1])
+        if r is None:
+            r = self._added_up(t)
+        if not self._volatile:
+            self.trail.set_item(self._sums, (args, coefs, c), r)
+        return r
+
+    def _added_up(self, t: Term) -> Term:
         coefs, c = t.data
         memo = self._memo
         args = t.args
@@ -234,6 +258,7 @@ class NormalForm:
         trail.set_item(self.bindings, x, e)
         trail.set_attribute(self, "_memo", {})  # new dicts: a rollback puts the old ones back
         trail.set_attribute(self, "_tentative", {})
+        trail.set_attribute(self, "_sums", {})
 
 
 def _first_not_normal(args: tuple[Term, ...], memo: dict) -> int | None:
