@@ -85,6 +85,11 @@ KEPT_QUESTIONS = 512
 #: values PyTorch asks about of every size (``u == 0``, ``u != 0``, ``u <= 1``, ``u == 1``), so
 #: that those questions are shown open without a repair each
 FILLS = (0, 1, 2)
+#: a sum with more plain summands than this has its value kept per point (:func:`_kept_linear_value`)
+#: and its summand in fewest constraints kept (:meth:`Witnesses._fewest_readers`)
+LONG_LINEAR = 16
+#: entries a point's memo holds at most (evaluated terms and kept sums): emptied when full
+KEPT_POINT_MEMO = 4096
 #: how deep a repair follows what its moves break
 REPAIR_DEPTH = 3
 #: a move that breaks more constraints than this is not tried
@@ -118,11 +123,35 @@ class Constraint:
     linear_coefs: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(map(_SECOND, c.linear)), takes_self=True))
     #: ``names`` as a set, made once: whether a point covers them is asked at every point
     name_set: frozenset = attrs.field(init=False, default=attrs.Factory(lambda c: frozenset(c.names), takes_self=True))
+    #: a long sum's names and coefficients as a key (None for a short one): what a point
+    #: keeps its value under, and what the first summand in fewest constraints is kept under
+    body: "_Sum | None" = attrs.field(init=False, default=attrs.Factory(
+        lambda c: _Sum(c.linear_names, c.linear_coefs) if len(c.linear) > LONG_LINEAR else None, takes_self=True))
+    #: ``body`` without the last summand: the previous prefix sum's
+    shorter: "_Sum | None" = attrs.field(init=False, default=attrs.Factory(
+        lambda c: _Sum(c.linear_names[:-1], c.linear_coefs[:-1]) if c.body is not None else None, takes_self=True))
 
     @property
     def simple(self) -> bool:
         """A comparison of a sum of variables: its value is kept per point."""
         return self.kind in _COMPARISONS and not self.rest
+
+
+class _Sum:
+    """A long sum's names and coefficients, as a dict key hashed once (a tuple's hash is
+    computed at every lookup: O(summands) each time a point is asked its value)."""
+
+    __slots__ = ("names", "coefs", "_hash")
+
+    def __init__(self, names: tuple[str, ...], coefs: tuple) -> None:
+        self.names, self.coefs = names, coefs
+        self._hash = hash((names, coefs))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Sum) and self.names == other.names and self.coefs == other.coefs
 
 
 @attrs.define(slots=True)
@@ -198,6 +227,11 @@ class Witnesses:
         #: the early look's tallies, of short and long questions (:data:`LONG_QUESTION`):
         #: cost statistics only, never rolled back
         self._tallies = (_Tally(), _Tally())
+        #: bumped whenever a constraint comes or goes: what :attr:`_fewest` is kept for
+        self._readers_version = 0
+        #: a long sum (:class:`_Sum`) -> (readers version, place of the first summand in fewest
+        #: constraints, their count)
+        self._fewest: dict[_Sum, tuple[int, int, int]] = {}
 
     @property
     def early_asked(self) -> int:
@@ -276,6 +310,7 @@ class Witnesses:
             else:
                 readers[name] = [entry]
             weight[name] = weight.get(name, 0) + c.weight
+        self._readers_version += 1
         self.trail.push(self._pop_constraint)
 
     def _pop_constraint(self) -> None:
@@ -283,6 +318,7 @@ class Witnesses:
         for name in c.names:
             self._readers[name].pop()
             self._weight[name] -= c.weight
+        self._readers_version += 1
         self._taken = min(self._taken, len(self.constraints))
 
     def _take_pending(self) -> None:
@@ -559,15 +595,49 @@ class Witnesses:
             return
         if not c.linear:
             return
-        # each summand's degree (the constraints reading it), counted by map in C: a long sum's
-        # summands are many, and a repair rarely needs more than the first
-        degrees = list(map(len, map(self._readers.get, c.linear_names, itertools.repeat(()))))
-        first = degrees.index(_smallest(degrees))
-        for name, coef in itertools.chain((c.linear[first],), _others_by_degree(c.linear, first, degrees)):
+        first = self._fewest_readers(c)
+        for name, coef in itertools.chain((c.linear[first],), self._others_by_degree(c.linear, first)):
             if name in frozen:
                 continue
             for step in _steps(c.kind, value, coef, self._sorts.get(name) is INT):
                 yield name, p.values[name] + step
+
+    def _degrees(self, names: tuple[str, ...]) -> list[int]:
+        """Each name's degree (the constraints reading it), counted by map in C."""
+        return list(map(len, map(self._readers.get, names, itertools.repeat(()))))
+
+    def _fewest_readers(self, c: Constraint) -> int:
+        """The place of the first plain summand of ``c`` in fewest constraints (a repair's
+        first move). For a long sum, kept while the constraints stay
+        (:attr:`_readers_version`): the next prefix sum (one more summand, last) then
+        compares only that one."""
+        names = c.linear_names
+        if c.body is None:
+            degrees = self._degrees(names)
+            return degrees.index(_smallest(degrees))
+        kept = self._fewest.get(c.body)
+        if kept is not None and kept[0] == self._readers_version:
+            return kept[1]
+        shorter = self._fewest.get(c.shorter)
+        if shorter is not None and shorter[0] == self._readers_version:
+            _, first, least = shorter
+            last = len(self._readers.get(names[-1], ()))
+            if last < least:
+                first, least = len(names) - 1, last
+        else:
+            degrees = self._degrees(names)
+            least = _smallest(degrees)
+            first = degrees.index(least)
+        if len(self._fewest) >= KEPT_QUESTIONS:
+            self._fewest.clear()
+        self._fewest[c.body] = (self._readers_version, first, least)
+        return first
+
+    def _others_by_degree(self, linear, first: int) -> Iterator:
+        """The summands but the one at ``first``, in fewest constraints first (a stable order):
+        sorted only when asked for (a repair rarely needs a second candidate)."""
+        degrees = self._degrees(tuple(map(_FIRST, linear)))
+        yield from (linear[i] for i in sorted(range(len(linear)), key=degrees.__getitem__) if i != first)
 
     def _move(self, p: Point, name: str, new, journal: list) -> None:
         old = p.values[name]
@@ -600,12 +670,6 @@ def _restricted(values: dict, names: Iterable[str]) -> dict:
         return dict(zip(names, map(values.__getitem__, names)))
     except KeyError:
         return {n: values[n] for n in names if n in values}
-
-
-def _others_by_degree(linear, first: int, degrees: list[int]) -> Iterator:
-    """The summands but the one at ``first``, in fewest constraints first (a stable order):
-    sorted only when asked for (a repair rarely needs a second candidate)."""
-    yield from (linear[i] for i in sorted(range(len(linear)), key=degrees.__getitem__) if i != first)
 
 
 # ---------------------------------------------------------------- constraints
@@ -692,9 +756,28 @@ def _linear_value(c: Constraint, values: dict):
     return sum(map(operator.mul, c.linear_coefs, map(values.__getitem__, c.linear_names)), c.const)
 
 
+def _kept_linear_value(c: Constraint, p: Point):
+    """:func:`_linear_value` of a long sum, its part without the constant kept in the point's
+    memo (emptied whenever a value there moves) under (names, coefficients): the questions
+    about one prefix sum share it, and the next prefix sum (one more summand, the newest
+    last) adds one product to it. Exact numbers: the sum is the same in any order."""
+    memo = p.memo
+    part = memo.get(c.body)
+    if part is None:
+        shorter = memo.get(c.shorter)
+        if shorter is not None:
+            part = shorter + c.linear_coefs[-1] * p.values[c.linear_names[-1]]
+        else:
+            part = sum(map(operator.mul, c.linear_coefs, map(p.values.__getitem__, c.linear_names)))
+        if len(memo) >= KEPT_POINT_MEMO:  # a point no repair moves would keep every sum asked
+            memo.clear()
+        memo[c.body] = part
+    return part + c.const
+
+
 def _value(c: Constraint, p: Point):
     """The compared sum of ``c`` at ``p``, or None where it has no value."""
-    total = _linear_value(c, p.values)
+    total = _linear_value(c, p.values) if c.body is None else _kept_linear_value(c, p)
     for atom, coef in c.rest:
         try:
             total += coef * evaluate(atom, p.values, p.memo)
