@@ -185,7 +185,7 @@ def linear_parts(t: Term) -> tuple[dict[Term, Number], Number]:
 
 def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
     """The canonical term for ``sum coefs[a]*a + c`` (zero coefficients dropped)."""
-    atoms = [a for a, v in coefs.items() if v != 0]
+    atoms = list(itertools.compress(coefs, coefs.values()))  # the non-zero ones, in C
     if not atoms:
         return const(c, sort)
     if len(atoms) == 1:
@@ -195,7 +195,7 @@ def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
     else:
         atoms.sort(key=_ID)
     if sort is INT:
-        return _intern(LIN, INT, tuple(atoms), (tuple([coefs[a] for a in atoms]), c))
+        return _intern(LIN, INT, tuple(atoms), (tuple(map(coefs.__getitem__, atoms)), c))
     return _intern(LIN, REAL, tuple(atoms), (tuple([Fraction(coefs[a]) for a in atoms]), Fraction(c)))
 
 
@@ -268,8 +268,7 @@ def add(*ts: Term) -> Term:
         elif k == LIN:
             tc, tk = t.data
             c += tk
-            for a, v in zip(t.args, tc):
-                coefs[a] = coefs.get(a, 0) + v
+            accumulate(coefs, t.args, tc)
         else:
             coefs[t] = coefs.get(t, 0) + 1
     return make_linear(sort, coefs, c)
@@ -703,8 +702,7 @@ def _compare(kind: Kind, a: Term, b: Term) -> Term:
     elif bk == LIN:
         bc, c2 = b.data
         c -= c2
-        for x, v in zip(b.args, bc):
-            coefs[x] = coefs.get(x, 0) - v
+        accumulate(coefs, b.args, bc, -1)
     else:
         coefs[b] = coefs.get(b, 0) - 1
     return _construct(kind, BOOL, make_linear(sort, coefs, c))
@@ -1451,6 +1449,15 @@ def without_definitions(coefs: dict[Term, Number], c: Number) -> tuple[dict[Term
         else:
             _add_all(out, ((a, v),))
     return out, c
+
+
+def accumulate(out: dict[Term, Number], atoms: tuple[Term, ...], coefs: tuple, k: Number = 1) -> None:
+    """``out[a] += k * c`` for each atom and coefficient, in C passes (a coefficient may
+    become 0: :func:`make_linear` drops it): two long sums compared, or added, are most of
+    a jagged program's comparisons."""
+    if k != 1:
+        coefs = map(operator.mul, coefs, itertools.repeat(k))
+    out.update(zip(atoms, map(operator.add, map(out.get, atoms, itertools.repeat(0)), coefs)))
 
 
 def _add_all(out: dict[Term, Number], items: Iterable[tuple[Term, Number]]) -> None:

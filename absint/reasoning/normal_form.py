@@ -243,8 +243,7 @@ class NormalForm:
             elif nk == LIN:
                 nc, n0 = na.data
                 c = c + v * n0
-                for b, w in zip(na.args, nc):
-                    out[b] = out.get(b, 0) + v * w
+                T.accumulate(out, na.args, nc, v)
             else:
                 out[na] = out.get(na, 0) + v
         if not changed:
