@@ -286,7 +286,7 @@ class Reasoner:
     def _shown_open(self) -> Verdict:
         """UNKNOWN with the guard's variables at the two points that showed it open."""
         w = self.witnesses
-        return Verdict(Truth.UNKNOWN, Layer.NONE, open_at=w.last_pair(w.last_names))
+        return Verdict(Truth.UNKNOWN, Layer.NONE, open_at=w.open_pair(w.last_names))
 
     def decide_unsplit(self, guard: Term, relational: bool = True) -> Verdict:
         """``decide`` without case splitting (what each branch of a split asks);

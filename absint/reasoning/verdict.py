@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Sequence
 
 import attrs
 
@@ -37,7 +38,8 @@ class Verdict:
     counterexample: dict | None = attrs.field(default=None, eq=False, repr=False)
     #: an UNKNOWN the witness points showed both ways: the guard's variables at a model of the
     #: facts where it holds and at one where it fails; no sound reasoner decides such a guard
-    open_at: tuple[dict, dict] | None = attrs.field(default=None, eq=False, repr=False)
+    #: (a pair of dicts, restricted to the guard's variables when first read: witnesses.OpenPair)
+    open_at: Sequence[dict] | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def letter(self) -> str:

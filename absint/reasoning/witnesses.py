@@ -31,6 +31,7 @@ import itertools
 import math
 import operator
 from fractions import Fraction
+from collections.abc import Sequence
 from typing import Iterable, Iterator, Mapping
 
 import attrs
@@ -90,6 +91,9 @@ FILLS = (0, 1, 2)
 LONG_LINEAR = 16
 #: entries a point's memo holds at most (evaluated terms and kept sums): emptied when full
 KEPT_POINT_MEMO = 4096
+#: an open pair is restricted to the guard's variables lazily when they are more than one
+#: in LAZY_PAIR of the points' variables (:meth:`Witnesses.open_pair`)
+LAZY_PAIR = 8
 #: how deep a repair follows what its moves break
 REPAIR_DEPTH = 3
 #: a move that breaks more constraints than this is not tried
@@ -500,6 +504,16 @@ class Witnesses:
             return tuple(dict(p.values) for p in self._last_points)
         return tuple(_restricted(p.values, names) for p in self._last_points)
 
+    def open_pair(self, names: tuple[str, ...]) -> "Sequence[dict] | None":
+        """:meth:`last_pair` restricted to ``names``, read lazily (:class:`OpenPair`) when
+        the names are more than a few of the points' variables."""
+        if self._last_points is None:
+            return None
+        values = tuple(p.values for p in self._last_points)
+        if len(names) * LAZY_PAIR < len(values[0]):
+            return tuple(_restricted(v, names) for v in values)
+        return OpenPair(tuple(map(dict.copy, values)), tuple(names))
+
     def _keep(self, q: Point) -> None:
         self.points.append(q)
         if len(self.points) > self.max_points:
@@ -660,6 +674,40 @@ class Witnesses:
             for j, coef in self._readers.get(name, ()):
                 if coef is not None and j in p.sums:
                     p.sums[j] += coef * delta
+
+
+class OpenPair(Sequence):
+    """``(true_at, false_at)`` of an open guard, restricted to its variables when first read:
+    an open prefix sum names hundreds of lengths, and PyTorch's bridge only asks whether
+    there is a pair. The points' values are copied when it is made (a point moves later):
+    copying a dict is one pass in C, restricting it a lookup a name."""
+
+    __slots__ = ("_values", "_names", "_pair")
+
+    def __init__(self, values: tuple[dict, dict], names: tuple[str, ...]) -> None:
+        self._values, self._names, self._pair = values, names, None
+
+    def _read(self) -> tuple[dict, dict]:
+        if self._pair is None:
+            self._pair = tuple(_restricted(v, self._names) for v in self._values)
+            self._values = None
+        return self._pair
+
+    def __getitem__(self, i):
+        return self._read()[i]
+
+    def __len__(self) -> int:
+        return 2
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (OpenPair, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._read())
 
 
 def _restricted(values: dict, names: Iterable[str]) -> dict:

@@ -332,3 +332,24 @@ def test_a_point_value_read_after_a_move_is_caught(monkeypatch):
     monkeypatch.setattr(W.Witnesses, "_move", move)
     with pytest.raises(AssertionError):
         test_a_point_value_follows_moves_and_undos()
+
+
+def test_an_open_pair_is_read_lazily_and_keeps_the_points_it_was_made_of():
+    """An open prefix sum's pair names most variables: it is restricted when first read, to
+    the values the points had when it was made; a short guard's is restricted at once."""
+    with T.fresh_table():
+        us = [T.var(f"u{i}", T.INT) for i in range(30)]
+        r = Reasoner()
+        for u in us:
+            r.assume(T.ge(u, T.ZERO))
+        v = r.decide(T.eq(T.add(*us[:25]), T.const(7)))
+        assert v.truth is Truth.UNKNOWN and isinstance(v.open_at, W.OpenPair)
+        eager = r.witnesses.last_pair(r.witnesses.last_names)
+        for p in r.witnesses.points:  # the points move on; the pair must not
+            p.values["u0"] = p.values["u0"] + 100
+        true_at, false_at = v.open_at
+        assert (true_at, false_at) == eager and v.open_at == eager and len(v.open_at) == 2
+        assert sum(true_at.values()) == 7 and sum(false_at.values()) != 7
+        short = r.decide(T.eq(us[3], T.const(1)))
+        assert short.truth is Truth.UNKNOWN and isinstance(short.open_at, tuple)
+        assert set(short.open_at[0]) == {"u3"}
