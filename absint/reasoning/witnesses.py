@@ -123,10 +123,10 @@ class Constraint:
     parts: tuple = ()
     #: ``linear`` as its names and its coefficients: the sum at a point is then added up by
     #: ``map`` in C (a prefix sum of 256 lengths is evaluated at every point, per question)
-    linear_names: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(map(_FIRST, c.linear)), takes_self=True))
-    linear_coefs: tuple = attrs.field(init=False, default=attrs.Factory(lambda c: tuple(map(_SECOND, c.linear)), takes_self=True))
+    linear_names: tuple = attrs.field(kw_only=True, default=attrs.Factory(lambda c: tuple(map(_FIRST, c.linear)), takes_self=True))
+    linear_coefs: tuple = attrs.field(kw_only=True, default=attrs.Factory(lambda c: tuple(map(_SECOND, c.linear)), takes_self=True))
     #: ``names`` as a set, made once: whether a point covers them is asked at every point
-    name_set: frozenset = attrs.field(init=False, default=attrs.Factory(lambda c: frozenset(c.names), takes_self=True))
+    name_set: frozenset = attrs.field(kw_only=True, default=attrs.Factory(lambda c: frozenset(c.names), takes_self=True))
     #: a long sum's names and coefficients as a key (None for a short one): what a point
     #: keeps its value under, and what the first summand in fewest constraints is kept under
     body: "_Sum | None" = attrs.field(init=False, default=attrs.Factory(
@@ -753,8 +753,10 @@ def _compile(t: Term, info, sorts: dict) -> Constraint:
         return Constraint(t, None, (), (), 0, tuple(names), size)
     plain = _plain_sum(t.args[0], sorts)
     if plain is not None:
-        names, linear, const = plain
-        return Constraint(t, t.kind, linear, (), const, tuple(dict.fromkeys(names)), 1)
+        names, coefs, const, name_set = plain
+        distinct = names if len(name_set) == len(names) else tuple(dict.fromkeys(names))
+        return Constraint(t, t.kind, tuple(zip(names, coefs)), (), const, distinct, 1,
+                          linear_names=names, linear_coefs=coefs, name_set=name_set)
     coefs, const = T.linear_parts(t.args[0])
     if any(a.kind == DEF for a in coefs):  # a named sum compared: its variables are summands
         coefs, const = T.without_definitions(coefs, const)
@@ -774,20 +776,21 @@ def _compile(t: Term, info, sorts: dict) -> Constraint:
     return Constraint(t, t.kind, linear, tuple(rest), const, names, size if rest else 1)
 
 
-def _plain_sum(s: Term, sorts: dict) -> tuple[tuple, tuple, object] | None:
-    """The names, ``((name, coefficient), ...)`` and the constant of a sum whose atoms are all variables
-    (the common case, read by ``map`` in C: a prefix sum of 256 lengths is compiled per
-    question), noting their sorts; None for any other sum."""
+def _plain_sum(s: Term, sorts: dict) -> tuple[tuple, tuple, object, frozenset] | None:
+    """The names, coefficients, constant and set of names of a sum whose atoms are all
+    variables (the common case, read by ``map`` in C: a prefix sum of 256 lengths is
+    compiled per question), noting their sorts; None for any other sum."""
     if s.kind != LIN:
         return None
     if not all(map(operator.is_, map(_KIND, s.args), itertools.repeat(VAR))):  # no Python hash of a Kind
         return None
     names = tuple(map(_DATA, s.args))
-    if not sorts.keys() >= set(names):
+    name_set = frozenset(names)
+    if not sorts.keys() >= name_set:
         for a in s.args:
             sorts.setdefault(a.data, a.sort)
     coefs, const = s.data
-    return names, tuple(zip(names, coefs)), const
+    return names, coefs, const, name_set
 
 
 def _summands(g: Term) -> int:
