@@ -97,6 +97,11 @@ class SympyToTerms:
         #: ``_stable`` by the key's ``id`` (its keys are held there, so an id names one live
         #: object): a long sum's operands looked up in C, without sympy's Python ``__hash__``
         self._by_id: dict[int, Term] = {}
+        #: a long sum's (class, operands' ids) -> (the sum, its term): PyTorch rebuilds a
+        #: prefix sum equal to one read before, over the same operand objects, and sympy's
+        #: ``__eq__`` compares the two in Python (about 40 us at 256 operands); the sum is held
+        #: here, so its operands' ids name live objects
+        self._by_operands: dict[tuple, tuple] = {}
         #: translations that used an undecided divisor sign; dropped by :meth:`forget_unsure`
         self._unsure: dict = {}
         self._used_unknown = False
@@ -116,7 +121,11 @@ class SympyToTerms:
         and ``popitem`` takes the newest)."""
         stable, self._unsure, unsure = mark
         while len(self._stable) > stable:
-            del self._by_id[id(self._stable.popitem()[0])]
+            expr = self._stable.popitem()[0]
+            del self._by_id[id(expr)]
+            key = _operand_ids(expr)
+            if key is not None:
+                self._by_operands.pop(key, None)
         while len(self._unsure) > unsure:
             self._unsure.popitem()
 
@@ -130,6 +139,14 @@ class SympyToTerms:
 
     def term(self, expr) -> Term:
         """The term of a sympy expression (``expr`` must be a ``sympy.Basic``)."""
+        r = self._by_id.get(id(expr))  # the very object: in C, without sympy's Python __hash__
+        if r is not None:
+            return r
+        key = _operand_ids(expr)
+        if key is not None:
+            kept = self._by_operands.get(key)
+            if kept is not None:
+                return kept[1]
         r = self._stable.get(expr)
         if r is not None:
             return r
@@ -146,6 +163,8 @@ class SympyToTerms:
         else:
             self._stable[expr] = r
             self._by_id[id(expr)] = r
+            if key is not None:
+                self._by_operands[key] = (expr, r)
             self._used_unknown = outer
         return r
 
@@ -196,6 +215,20 @@ class SympyToTerms:
         if s == -1:
             return T.neg(T.mod(T.neg(a), T.neg(b)))
         return T.ite(T.gt(b, T.ZERO), T.mod(a, b), T.neg(T.mod(T.neg(a), T.neg(b))))
+
+
+#: a sum with more operands than this is also looked up by its operands' ids
+LONG_OPERANDS = 16
+
+
+def _operand_ids(expr) -> tuple | None:
+    """``(class, ids of the operands)`` of a long sympy sum, else None."""
+    if type(expr) is not sympy.Add:
+        return None
+    args = expr._args
+    if len(args) <= LONG_OPERANDS:
+        return None
+    return (sympy.Add, *map(id, args))
 
 
 def _handler(expr):

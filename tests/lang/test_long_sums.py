@@ -209,6 +209,25 @@ def test_a_rollback_forgets_what_the_identity_memo_holds():
         tr(sum(U))
         tr.restore(mark)
         assert set(tr._by_id) == set(map(id, tr._stable))
+        assert not tr._by_operands
+
+
+def test_a_long_sum_rebuilt_over_the_same_operands_is_found_by_their_ids(monkeypatch):
+    """PyTorch rebuilds a prefix sum equal to one read before: found by its operands' ids,
+    never by sympy's ``__eq__`` (which is made to fail here); a sum over other operand
+    objects (equal symbols rebuilt) is still found by equality."""
+    with T.fresh_table():
+        tr = SympyToTerms()
+        first = sympy.Add(*U[:30])
+        got = tr(first)
+        rebuilt = sympy.Add._from_args(first.args)
+        assert rebuilt is not first and rebuilt == first
+        with monkeypatch.context() as m:
+            m.setattr(sympy.Add, "__eq__", lambda self, other: pytest.fail("compared by sympy"))
+            assert tr(rebuilt) is got
+        other_symbols = sympy.Add._from_args(tuple(sympy.Symbol(u.name, integer=True) for u in U[:30]))
+        assert tr(other_symbols) is got
+        assert tr(sympy.Add._from_args(first.args[:29])) is read_fresh(sympy.Add(*first.args[:29]))
 
 
 def test_a_coefficient_in_objects_sympy_did_not_share():
