@@ -772,7 +772,8 @@ def _divided(kind: Kind, d: Term, g: Number, c: Number) -> Term:
     The atoms keep their order and every coefficient stays non-zero: still canonical, built
     without :func:`make_linear`'s dictionary and sort (each comparison the reader builds
     passes here or through :func:`_integer_strict`)."""
-    coefs = tuple(v / g for v in d.data[0]) if d.sort is REAL else tuple(v // g for v in d.data[0])
+    divide = operator.truediv if d.sort is REAL else operator.floordiv
+    coefs = tuple(map(divide, d.data[0], itertools.repeat(g)))  # in C: a negated prefix sum is long
     return _intern_cmp(kind, _shifted(d, coefs, c))
 
 
