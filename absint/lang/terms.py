@@ -185,7 +185,10 @@ def linear_parts(t: Term) -> tuple[dict[Term, Number], Number]:
 
 def make_linear(sort: Sort, coefs: dict[Term, Number], c: Number) -> Term:
     """The canonical term for ``sum coefs[a]*a + c`` (zero coefficients dropped)."""
-    atoms = list(itertools.compress(coefs, coefs.values()))  # the non-zero ones, in C
+    if len(coefs) > _UNMIXED:
+        atoms = list(itertools.compress(coefs, coefs.values()))  # the non-zero ones, in C
+    else:
+        atoms = [a for a, v in coefs.items() if v != 0]
     if not atoms:
         return const(c, sort)
     if len(atoms) == 1:
@@ -772,8 +775,10 @@ def _divided(kind: Kind, d: Term, g: Number, c: Number) -> Term:
     The atoms keep their order and every coefficient stays non-zero: still canonical, built
     without :func:`make_linear`'s dictionary and sort (each comparison the reader builds
     passes here or through :func:`_integer_strict`)."""
-    divide = operator.truediv if d.sort is REAL else operator.floordiv
-    coefs = tuple(map(divide, d.data[0], itertools.repeat(g)))  # in C: a negated prefix sum is long
+    if len(d.args) > _UNMIXED:  # in C: a negated prefix sum is long
+        coefs = tuple(map(operator.truediv if d.sort is REAL else operator.floordiv, d.data[0], itertools.repeat(g)))
+    else:
+        coefs = tuple(v / g for v in d.data[0]) if d.sort is REAL else tuple(v // g for v in d.data[0])
     return _intern_cmp(kind, _shifted(d, coefs, c))
 
 
@@ -1453,9 +1458,14 @@ def without_definitions(coefs: dict[Term, Number], c: Number) -> tuple[dict[Term
 
 
 def accumulate(out: dict[Term, Number], atoms: tuple[Term, ...], coefs: tuple, k: Number = 1) -> None:
-    """``out[a] += k * c`` for each atom and coefficient, in C passes (a coefficient may
-    become 0: :func:`make_linear` drops it): two long sums compared, or added, are most of
-    a jagged program's comparisons."""
+    """``out[a] += k * c`` for each atom and coefficient, in C passes for a long sum (a
+    coefficient may become 0: :func:`make_linear` drops it): two long sums compared, or
+    added, are most of a jagged program's comparisons; a short one by a loop, which costs
+    less than setting the passes up."""
+    if len(atoms) <= _UNMIXED:
+        for a, c in zip(atoms, coefs):
+            out[a] = out.get(a, 0) + k * c
+        return
     if k != 1:
         coefs = map(operator.mul, coefs, itertools.repeat(k))
     out.update(zip(atoms, map(operator.add, map(out.get, atoms, itertools.repeat(0)), coefs)))

@@ -142,7 +142,7 @@ class SympyToTerms:
         r = self._by_id.get(id(expr))  # the very object: in C, without sympy's Python __hash__
         if r is not None:
             return r
-        key = _operand_ids(expr)
+        key = _operand_ids(expr) if type(expr) is sympy.Add else None
         if key is not None:
             kept = self._by_operands.get(key)
             if kept is not None:
