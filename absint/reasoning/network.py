@@ -98,7 +98,8 @@ class ValueNetwork:
         self._sums: dict[Term, object] = {}
         self._positions: dict[Term, dict[Term, int]] = {}  # a long sum's operand -> its index
         self._tracker = getattr(domain, "sum_tracker", None)
-        #: (atoms, coefficients) -> ((epoch, shape), (lo, hi, places of atoms that are no key))
+        #: (atoms, coefficients) -> ((epoch, shape), (the range_sum of the atoms that are keys,
+        #: the places of those that are not)): see :meth:`_key_part`
         self._partial_bounds: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------ what other layers may change
@@ -618,14 +619,8 @@ class ValueNetwork:
         self._blocks.stop_journal()
 
 
-def _add_range(lo, hi, coef, a, b) -> tuple[object, object]:
-    """``[lo, hi] + coef * [a, b]`` (an OverflowError where a huge bound meets an infinity)."""
-    if coef > 0:
-        return lo + coef * a, hi + coef * b
-    return lo + coef * b, hi + coef * a
-
-
 def _none(atom: Term) -> None:
+    """A stand-in that has no value for any atom."""
     return None
 
 
