@@ -232,7 +232,8 @@ class ValueNetwork:
         the longer one was: O(1) each where they were O(k)."""
         stamp = (self.epoch, self.shape)
         memo = self._partial_bounds
-        kept = memo.get((atoms, coefs))
+        key = (atoms, coefs)
+        kept = memo.get(key)
         if kept is not None and kept[0] == stamp:
             return kept[1]
         shorter = memo.get((atoms[:-1], coefs[:-1]))
@@ -249,7 +250,7 @@ class ValueNetwork:
             return None
         if len(memo) >= MAX_PARTIAL_BOUNDS:
             memo.clear()
-        memo[(atoms, coefs)] = (stamp, (part, missing))
+        memo[key] = (stamp, (part, missing))
         if not missing:
             rest = range_sum_add(part, coefs[0], *self.domain.bounds(self._val[atoms[0]]), times=-1)
             memo[(atoms[1:], coefs[1:])] = (stamp, (rest, ()))

@@ -212,8 +212,7 @@ class NormalForm:
         shorter = self._sums.get((args[:-1], coefs[:-1], c))
         r = None
         if shorter is not None:
-            last = self._memo.get(args[-1]) or self.normalize(args[-1])
-            r = T.plus_atom(shorter, last, coefs[-1])
+            r = T.plus_atom(shorter, self.normalize(args[-1]), coefs[-1])
         if r is None:
             r = self._added_up(t)
         if not self._volatile:

@@ -177,9 +177,10 @@ class _Tally:
 
 @attrs.define(slots=True, eq=False)
 class Point:
-    """Values by variable name, the value of each simple constraint's sum there, and the
-    evaluator's memo of the other terms there (emptied whenever a value moves: the facts
-    of a file share their sub-terms, and checking them one after another reuses it)."""
+    """Values by variable name, the value of each simple constraint's sum there, and a memo
+    emptied whenever a value moves: the evaluator's values of the other terms there (the
+    facts of a file share their sub-terms, and checking them one after another reuses it)
+    and the long sums' values under their :class:`_Sum` keys (:func:`_kept_linear_value`)."""
 
     values: dict
     sums: dict = attrs.Factory(dict)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import random
-from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
