@@ -712,49 +712,60 @@ def _compare(kind: Kind, a: Term, b: Term) -> Term:
 
 
 def _long_difference(a: Term, b: Term, negated: bool = False) -> Term | None:
-    """``a - b`` (``b - a`` when ``negated``) for a long Int sum ``a`` and a constant or an
-    atom not in it, spliced into ``a``'s atoms (ordered by id: the atom's place is found by
-    bisection) without :func:`make_linear`'s dict and sort: PyTorch compares a prefix sum
-    with a size or a number, ``u0 + ... + uk <= s``, either way round. None for anything else."""
+    """``a - b`` (``b - a`` when ``negated``) for a long Int sum ``a`` and a constant, an
+    atom or a sum of a few atoms (at most :data:`SPLICED`), each atom spliced into ``a``'s
+    (ordered by id: its place found by bisection) without :func:`make_linear`'s dict and
+    sort, which read every atom (a cache miss each in a compiler's heap): PyTorch compares a
+    prefix sum with a size, a number or ``s - u``, either way round. None for anything else."""
     coefs, c = a.data
+    args = a.args
     bk = b.kind
-    if bk == LIN:
-        return None
     if bk == CONST:
-        args, c = a.args, c - b.data
-    else:
-        args = a.args
-        i = bisect.bisect(args, b.id, key=_ID)
-        if i and args[i - 1] is b:
+        c -= b.data
+    elif bk == LIN:
+        if len(b.args) > SPLICED:
             return None
-        args, coefs = args[:i] + (b,) + args[i:], coefs[:i] + (-1,) + coefs[i:]
+        bc, k = b.data
+        c -= k
+        for atom, v in zip(b.args, bc):
+            args, coefs = _spliced(args, coefs, atom, -v)
+    else:
+        args, coefs = _spliced(args, coefs, b, -1)
+    if len(args) < 2:
+        return None
     if negated:
         coefs, c = tuple(map(operator.neg, coefs)), -c
     return _intern(LIN, INT, args, (coefs, c))
 
 
-def plus_atom(t: Term, atom: Term, coef: int) -> Term | None:
-    """``t + coef*atom`` for a long Int sum ``t`` and an Int atom, spliced into ``t``'s atoms
-    (its place found by bisection; a coefficient that becomes 0 drops it) without
-    :func:`make_linear`'s dict and sort: the normal form of the next prefix sum is the last
-    one's plus one length. None when the result would have fewer than two atoms, or for
-    anything else (then :func:`add`)."""
-    if t.kind is not LIN or t.sort is not INT or atom.kind not in ATOM_KINDS or atom.sort is not INT \
-            or type(coef) is not int or not coef:
-        return None
-    args, (coefs, c) = t.args, t.data
+#: a sum of at most this many atoms is spliced into a long one it is compared with
+SPLICED = 4
+
+
+def _spliced(args: tuple, coefs: tuple, atom: Term, coef: int) -> tuple[tuple, tuple]:
+    """``args``/``coefs`` (a canonical sum's, ordered by id) plus ``coef*atom``: the atom's
+    place found by bisection, a coefficient that becomes 0 dropped with its atom."""
     i = bisect.bisect_left(args, atom.id, key=_ID)
     if i < len(args) and args[i] is atom:
         w = coefs[i] + coef
         if w:
-            coefs = coefs[:i] + (w,) + coefs[i + 1:]
-        else:
-            args, coefs = args[:i] + args[i + 1:], coefs[:i] + coefs[i + 1:]
-    else:
-        args, coefs = args[:i] + (atom,) + args[i:], coefs[:i] + (coef,) + coefs[i:]
+            return args, coefs[:i] + (w,) + coefs[i + 1:]
+        return args[:i] + args[i + 1:], coefs[:i] + coefs[i + 1:]
+    return args[:i] + (atom,) + args[i:], coefs[:i] + (coef,) + coefs[i:]
+
+
+def plus_atom(t: Term, atom: Term, coef: int) -> Term | None:
+    """``t + coef*atom`` for a long Int sum ``t`` and an Int atom, spliced into ``t``'s atoms
+    (:func:`_spliced`) without :func:`make_linear`'s dict and sort: the normal form of the
+    next prefix sum is the last one's plus one length. None when the result would have fewer
+    than two atoms, or for anything else (then :func:`add`)."""
+    if t.kind is not LIN or t.sort is not INT or atom.kind not in ATOM_KINDS or atom.sort is not INT \
+            or type(coef) is not int or not coef:
+        return None
+    args, coefs = _spliced(t.args, t.data[0], atom, coef)
     if len(args) < 2:
         return None
-    return _intern(LIN, INT, args, (coefs, c))
+    return _intern(LIN, INT, args, (coefs, t.data[1]))
 
 
 _HOLDS_AGAINST_ZERO = {LE: operator.le, LT: operator.lt, EQ: operator.eq, NE: operator.ne}

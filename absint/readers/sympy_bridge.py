@@ -43,6 +43,7 @@ The way back (:class:`TermsToSympy`) writes plain sympy by default
 
 from __future__ import annotations
 
+import itertools
 import operator
 from fractions import Fraction
 from typing import Callable
@@ -102,6 +103,9 @@ class SympyToTerms:
         #: ``__eq__`` compares the two in Python (about 40 us at 256 operands); the sum is held
         #: here, so its operands' ids name live objects
         self._by_operands: dict[tuple, tuple] = {}
+        #: the last few long sums read (the sympy sum, its term), newest last: PyTorch's next
+        #: prefix sum is one of them plus one operand (:func:`_one_more`)
+        self._recent_long: list[tuple] = []
         #: translations that used an undecided divisor sign; dropped by :meth:`forget_unsure`
         self._unsure: dict = {}
         self._used_unknown = False
@@ -126,6 +130,7 @@ class SympyToTerms:
             key = _operand_ids(expr)
             if key is not None:
                 self._by_operands.pop(key, None)
+        self._recent_long.clear()
         while len(self._unsure) > unsure:
             self._unsure.popitem()
 
@@ -165,6 +170,9 @@ class SympyToTerms:
             self._by_id[id(expr)] = r
             if key is not None:
                 self._by_operands[key] = (expr, r)
+                self._recent_long.append((expr, r))
+                if len(self._recent_long) > RECENT_LONG:
+                    del self._recent_long[0]
             self._used_unknown = outer
         return r
 
@@ -219,6 +227,8 @@ class SympyToTerms:
 
 #: a sum with more operands than this is also looked up by its operands' ids
 LONG_OPERANDS = 16
+#: how many of the last long sums read a new one is tried as an extension of
+RECENT_LONG = 4
 
 
 def _operand_ids(expr) -> tuple | None:
@@ -294,6 +304,10 @@ def _add(tr, e) -> Term:
     # the constructors refuse Bool operands themselves; a long sum's operands are mostly
     # translated already, so look them up (by identity, in C) before paying for a call each
     args = e.args
+    if len(args) > LONG_OPERANDS and tr._recent_long:
+        r = _one_more(tr, args)
+        if r is not None:
+            return r
     found = list(map(tr._by_id.get, map(id, args)))
     if None not in found:
         return T.add(*found)
@@ -302,6 +316,28 @@ def _add(tr, e) -> Term:
     if multiples is not None:
         return T.linear_combination([(1, [t for t in found if t is not None]), multiples])
     return T.add(*[t or tr.term(a) for t, a in zip(found, args)])
+
+
+def _one_more(tr, args: tuple) -> Term | None:
+    """The term of a long sum whose operands are those of a recent long sum (the same
+    objects, in the same order) and one more, spliced into that sum's term
+    (:func:`terms.plus_atom`); None when no recent sum is such, or the new operand is not
+    ``k*x`` of an Int atom. PyTorch's ``start + l`` is a new sympy ``Add`` of all the
+    lengths: adding them up again reads every one (a cache miss each, in a compiler's heap),
+    where comparing the two operand tuples reads only their pointers."""
+    n = len(args) - 1
+    for prev, prev_term in reversed(tr._recent_long):
+        before = prev._args
+        if len(before) != n:
+            continue
+        i = next(itertools.compress(itertools.count(), map(operator.is_not, args, before)), n)
+        if not all(map(operator.is_, itertools.islice(args, i + 1, None), itertools.islice(before, i, None))):
+            continue
+        t = tr.term(args[i])
+        if t.kind == LIN and len(t.args) == 1 and t.data[1] == 0:
+            return T.plus_atom(prev_term, t.args[0], t.data[0][0])
+        return T.plus_atom(prev_term, t, 1)
+    return None
 
 
 def _multiples(tr, products: list) -> tuple[int, list[Term]] | None:

@@ -263,3 +263,118 @@ def test_products_of_anything_but_a_symbol_are_read_as_products():
         got = tr(e)
         one_by_one = T.add(*[SympyToTerms()(p) for p in e.args])
         assert got is one_by_one
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 13), min_size=9, max_size=14, unique=True),
+       st.lists(st.tuples(st.integers(0, 15), st.sampled_from([1, -1, 2, -3])), min_size=0, max_size=4),
+       st.integers(-3, 3), st.booleans())
+def test_a_long_sum_compared_with_a_short_one_is_spliced(long_atoms, short, const, flip):
+    """``S <= s - u``, ``-s <= S``, ``S == u + 3`` (a short side's atoms in the long one or
+    not, cancelling one of its atoms or not) are spliced into ``S``'s atoms: the very term
+    the general path interns, and true where the comparison is."""
+    with T.fresh_table():
+        x = pool()
+        long = T.add(*(x[i] for i in long_atoms), T.const(2))
+        other = T.add(T.const(const), *(T.scale(x[i], k) for i, k in short))
+        a, b = (other, long) if flip else (long, other)
+        for build, kind in ((T.le, T.LE), (T.lt, T.LT), (T.eq, T.EQ)):
+            got = build(a, b)
+            assert got is T._construct(kind, T.BOOL, reference([a, T.scale(b, -1)])), (build.__name__, a, b)
+            for seed in range(3):
+                p = point(seed)
+                va, vb = evaluate(a, p), evaluate(b, p)
+                assert evaluate(got, p) is {"le": va <= vb, "lt": va < vb, "eq": va == vb}[build.__name__]
+
+
+def test_a_planted_error_in_the_splice_is_caught(monkeypatch):
+    """Planted: an atom already in the long sum spliced in again instead of its coefficient
+    adjusted (``S - u0`` keeps ``u0``)."""
+    def inserts(args, coefs, atom, coef):
+        i = T.bisect.bisect_left(args, atom.id, key=T._ID)
+        return args[:i] + (atom,) + args[i:], coefs[:i] + (coef,) + coefs[i:]
+
+    monkeypatch.setattr(T, "_spliced", inserts)
+    with T.fresh_table():
+        x = pool()
+        long = T.add(*x[:10])
+        with pytest.raises(AssertionError):
+            assert T.le(long, x[0]) is T._construct(T.LE, T.BOOL, reference([long, T.scale(x[0], -1)]))
+
+
+def extended(base: tuple, at: int, extra) -> sympy.Add:
+    """The sum of ``base``'s operand objects with ``extra`` put in at ``at`` (as sympy's
+    ``start + l`` does: the same operand objects, one more among them)."""
+    return sympy.Add._from_args(base[:at] + (extra,) + base[at:])
+
+
+@pytest.mark.parametrize("extra", ["symbol", "multiple", "constant", "product", "known"])
+@pytest.mark.parametrize("at", [0, 7, 20])
+def test_a_sum_that_extends_a_recent_one_is_spliced(extra, at):
+    """PyTorch's next prefix sum is a recent long sum plus one operand: read as that sum's
+    term plus the operand (:func:`sympy_bridge._one_more`), equal to reading it afresh; an
+    operand that is no multiple of an atom (a constant, a product) is read the general way."""
+    operand = {"symbol": U[35], "multiple": 4 * U[36], "constant": sympy.Integer(5), "product": U[37] * U[38],
+               "known": U[3]}[extra]
+    with T.fresh_table():
+        tr = SympyToTerms()
+        base = sympy.Add(*U[:20], -3 * S)
+        tr(base)
+        e = extended(base.args, at, operand)
+        got = tr(e)
+        if extra == "product":
+            p = {u.name: i % 7 - 3 for i, u in enumerate(U)} | {S.name: 2}
+            assert evaluate(got, p) == int(e.subs({u: p[u.name] for u in U} | {S: 2}))
+        else:
+            assert got is read_fresh(e), e
+
+
+def test_a_sum_of_the_same_length_with_another_operand_is_not_an_extension(monkeypatch):
+    """Two recent sums of one length fewer, each differing from the new one in one more
+    place: neither is extended (their operands are not all the new sum's)."""
+    with T.fresh_table():
+        tr = SympyToTerms()
+        first = sympy.Add(*U[:20])
+        tr(first)
+        swapped = sympy.Add._from_args(first.args[:5] + (U[30],) + first.args[6:])  # u5 -> u30
+        tr(swapped)
+        e = extended(first.args[:5] + (U[30],) + first.args[6:], 9, U[31])  # 'swapped' plus u31
+        e2 = extended(first.args[:5] + (U[32],) + first.args[6:], 9, U[31])  # neither plus one
+        assert tr(e) is read_fresh(e)
+        assert tr(e2) is read_fresh(e2)
+
+
+def test_a_planted_error_in_the_extension_is_caught(monkeypatch):
+    """Planted: the operands after the new one are not compared (a sum that differs from a
+    recent one there is read as its extension)."""
+    from absint.readers import sympy_bridge as sb
+
+    def planted(tr, args):
+        n = len(args) - 1
+        for prev, prev_term in reversed(tr._recent_long):
+            before = prev._args
+            if len(before) != n:
+                continue
+            i = next(itertools.compress(itertools.count(), map(sb.operator.is_not, args, before)), n)
+            t = tr.term(args[i])
+            return T.plus_atom(prev_term, t, 1)
+        return None
+
+    monkeypatch.setattr(sb, "_one_more", planted)
+    with T.fresh_table():
+        tr = SympyToTerms()
+        first = sympy.Add(*U[:20])
+        tr(first)
+        e = sympy.Add._from_args(first.args[:5] + (U[30],) + first.args[5:12] + (U[31],) + first.args[13:])
+        with pytest.raises(AssertionError):
+            assert tr(e) is read_fresh(e)
+
+
+def test_a_rollback_forgets_the_recent_sums():
+    with T.fresh_table():
+        tr = SympyToTerms()
+        mark = tr.mark()
+        tr(sympy.Add(*U[:20]))
+        assert tr._recent_long
+        tr.restore(mark)
+        assert not tr._recent_long
