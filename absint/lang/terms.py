@@ -54,6 +54,10 @@ Number = Union[int, Fraction]
 
 _ids = itertools.count()
 _table: dict[tuple, "Term"] = {}
+#: (weighted hash, constant) -> the long Int sum interned there (:func:`_intern_long_sum`)
+_long_sums: dict[tuple, "Term"] = {}
+#: a long Int sum -> its weighted hash
+_weighted: dict["Term", int] = {}
 #: (kind, sort, operands) -> the term a constructor made of them (see :func:`_construct`);
 #: emptied when it holds MAX_CONSTRUCTED (a compiler's process lives long: the memo must not
 #: double what its terms cost)
@@ -96,20 +100,63 @@ class Term:
         return self.kind == CONST
 
 
-def _intern(kind: Kind, sort: Sort, args: tuple, data: object) -> Term:
-    key = (kind, sort, args, data)
+def _intern(kind: Kind, sort: Sort, args: tuple, data: object, weighted: int | None = None) -> Term:
+    """The one term of these parts. A long Int sum goes to :func:`_intern_long_sum`, under
+    ``weighted`` when the caller knows it (:func:`_weighted_hash`)."""
     if kind is LIN and len(args) > _UNMIXED:
-        key += (hash(tuple(map(operator.neg, data[0]))),)
+        if sort is INT:
+            return _intern_long_sum(args, data, weighted)
+        return _intern_keyed((kind, sort, args, data, hash(tuple(map(operator.neg, data[0])))), args, data)
+    return _intern_keyed((kind, sort, args, data), args, data)
+
+
+def _intern_keyed(key: tuple, args: tuple, data: object) -> Term:
     t = _table.get(key)
     if t is None:
-        t = Term(kind, sort, args, data, next(_ids))
+        t = Term(key[0], key[1], args, data, next(_ids))
         _table[key] = t
     return t
 
 
+#: a prime modulus for :func:`_weighted_hash`
+_WEIGHT_MODULUS = (1 << 61) - 1
+
+
+def _weighted_hash(args: tuple, coefs: tuple) -> int:
+    """``sum(v * hash(a))`` over a sum's atoms (their identity hashes, read without touching
+    the atoms) modulo a prime: additive, so the sum's negation, a multiple, an exact quotient
+    or the sum with one atom more has its hash in O(1) from this one."""
+    return sum(map(operator.mul, coefs, map(hash, args))) % _WEIGHT_MODULUS
+
+
+def _intern_long_sum(args: tuple, data: tuple, weighted: int | None) -> Term:
+    """A long Int sum interned under its weighted hash and constant: a sum derived from
+    another (compared with a number, negated, divided by its gcd, one atom spliced in)
+    passes its weighted hash on, so the key is not hashed over every atom (a tuple's hash is
+    computed anew at each lookup: four passes over a 512-atom key). The atoms and
+    coefficients are compared on a hit; a different sum under the same key (a collision) is
+    interned by its whole key instead."""
+    coefs, c = data
+    if weighted is None:
+        weighted = _weighted_hash(args, coefs)
+    key = (weighted, c)
+    t = _long_sums.get(key)
+    if t is None:
+        t = _long_sums[key] = Term(LIN, INT, args, data, next(_ids))
+    elif t.args != args or t.data[0] != coefs:
+        t = _intern_keyed((LIN, INT, args, data, hash(tuple(map(operator.neg, coefs)))), args, data)
+    _weighted[t] = weighted
+    return t
+
+
+def weighted_hash_of(t: Term) -> int | None:
+    """The weighted hash a long Int sum was interned under (None for any other term)."""
+    return _weighted.get(t)
+
+
 def table_size() -> int:
     """Number of distinct terms built so far (for memory accounting)."""
-    return len(_table)
+    return len(_table) + len(_long_sums)
 
 
 @contextlib.contextmanager
@@ -123,8 +170,11 @@ def fresh_table() -> Iterator[None]:
     terms built inside.
     """
     global _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding, _expansions
+    global _long_sums, _weighted
     saved = _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding, _expansions
+    saved_sums = _long_sums, _weighted
     _table, _constructed = dict(_BASE_TABLE), {}
+    _long_sums, _weighted = {}, {}
     _ids = itertools.count(_BASE_NEXT_ID)
     _negations = {}
     _definitions, _by_expansion, _folding, _expansions = {}, {}, _Folding(), {}
@@ -132,6 +182,7 @@ def fresh_table() -> Iterator[None]:
         yield
     finally:
         _table, _constructed, _ids, _negations, _definitions, _by_expansion, _folding, _expansions = saved
+        _long_sums, _weighted = saved_sums
 
 
 # ---------------------------------------------------------------- constants, variables
@@ -719,6 +770,7 @@ def _long_difference(a: Term, b: Term, negated: bool = False) -> Term | None:
     prefix sum with a size, a number or ``s - u``, either way round. None for anything else."""
     coefs, c = a.data
     args = a.args
+    weighted = _weighted.get(a)
     bk = b.kind
     if bk == CONST:
         c -= b.data
@@ -729,13 +781,21 @@ def _long_difference(a: Term, b: Term, negated: bool = False) -> Term | None:
         c -= k
         for atom, v in zip(b.args, bc):
             args, coefs = _spliced(args, coefs, atom, -v)
+            weighted = _weighted_plus(weighted, atom, -v)
     else:
         args, coefs = _spliced(args, coefs, b, -1)
+        weighted = _weighted_plus(weighted, b, -1)
     if len(args) < 2:
         return None
     if negated:
         coefs, c = tuple(map(operator.neg, coefs)), -c
-    return _intern(LIN, INT, args, (coefs, c))
+        weighted = None if weighted is None else -weighted % _WEIGHT_MODULUS
+    return _intern(LIN, INT, args, (coefs, c), weighted)
+
+
+def _weighted_plus(weighted: int | None, atom: Term, coef: int) -> int | None:
+    """A weighted hash with ``coef*atom`` added (None stays None: computed when interned)."""
+    return None if weighted is None else (weighted + coef * hash(atom)) % _WEIGHT_MODULUS
 
 
 #: a sum of at most this many atoms is spliced into a long one it is compared with
@@ -765,7 +825,7 @@ def plus_atom(t: Term, atom: Term, coef: int) -> Term | None:
     args, coefs = _spliced(t.args, t.data[0], atom, coef)
     if len(args) < 2:
         return None
-    return _intern(LIN, INT, args, (coefs, t.data[1]))
+    return _intern(LIN, INT, args, (coefs, t.data[1]), _weighted_plus(_weighted.get(t), atom, coef))
 
 
 _HOLDS_AGAINST_ZERO = {LE: operator.le, LT: operator.lt, EQ: operator.eq, NE: operator.ne}
@@ -786,24 +846,29 @@ def _divided(kind: Kind, d: Term, g: Number, c: Number) -> Term:
     The atoms keep their order and every coefficient stays non-zero: still canonical, built
     without :func:`make_linear`'s dictionary and sort (each comparison the reader builds
     passes here or through :func:`_integer_strict`)."""
+    weighted = None
     if len(d.args) > _UNMIXED:  # in C: a negated prefix sum is long
         coefs = tuple(map(operator.truediv if d.sort is REAL else operator.floordiv, d.data[0], itertools.repeat(g)))
+        weighted = _weighted.get(d)
+        if weighted is not None:  # an Int sum: g divides every coefficient, so the quotient is exact
+            weighted = weighted * pow(g, -1, _WEIGHT_MODULUS) % _WEIGHT_MODULUS
     else:
         coefs = tuple(v / g for v in d.data[0]) if d.sort is REAL else tuple(v // g for v in d.data[0])
-    return _intern_cmp(kind, _shifted(d, coefs, c))
+    return _intern_cmp(kind, _shifted(d, coefs, c, weighted))
 
 
-def _shifted(d: Term, coefs: tuple, c: Number) -> Term:
-    """The canonical sum of ``d``'s atoms (in ``d``'s order) with non-zero ``coefs`` plus ``c``."""
+def _shifted(d: Term, coefs: tuple, c: Number, weighted: int | None = None) -> Term:
+    """The canonical sum of ``d``'s atoms (in ``d``'s order) with non-zero ``coefs`` plus ``c``
+    (``weighted``: its weighted hash, when known)."""
     if len(coefs) == 1 and coefs[0] == 1 and c == 0:
         return d.args[0]
-    return _intern(LIN, d.sort, d.args, (coefs, c))
+    return _intern(LIN, d.sort, d.args, (coefs, c), weighted)
 
 
 def _one_up(d: Term, again=None) -> Term:
     """An integer ``d < 0`` is ``d + 1 <= 0`` (``d`` a sum or an atom: the construct rows
     fold a constant one first)."""
-    one_up = _shifted(d, d.data[0], d.data[1] + 1) if d.kind == LIN else add(d, ONE)
+    one_up = _shifted(d, d.data[0], d.data[1] + 1, _weighted.get(d)) if d.kind == LIN else add(d, ONE)
     return _construct(LE, BOOL, one_up)
 
 

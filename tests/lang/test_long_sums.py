@@ -378,3 +378,57 @@ def test_a_rollback_forgets_the_recent_sums():
         assert tr._recent_long
         tr.restore(mark)
         assert not tr._recent_long
+
+
+def every_weighted_hash_is_the_sums_own() -> None:
+    for (weighted, c), t in T._long_sums.items():
+        assert T._weighted[t] == T._weighted_hash(t.args, t.data[0]), T.brief(t)
+    for t, weighted in T._weighted.items():
+        assert weighted == T._weighted_hash(t.args, t.data[0]), T.brief(t)
+
+
+def derive_long_sums() -> None:
+    """Long Int sums built every way one is derived from another: compared with numbers,
+    atoms and short sums either way round, negated, divided by a gcd, one up, an atom spliced."""
+    x = pool()
+    long = T.add(*x[:12], T.const(3))
+    doubled = T.scale(long, 4)
+    for a in (long, doubled, T.neg(long)):
+        for b in (T.const(5), x[13], x[0], T.sub(x[13], x[2]), T.add(x[12], x[13])):
+            for build in (T.le, T.lt, T.eq, T.ge):
+                build(a, b)
+                build(b, a)
+        T.not_(T.le(a, x[13]))
+        T.plus_atom(a, x[13], 2)
+        T.plus_atom(a, x[0], -1)
+
+
+def test_a_derived_long_sum_is_interned_under_its_own_weighted_hash():
+    """A sum derived from another gets its weighted hash from that one's in O(1): each must
+    equal the hash computed from the sum's atoms and coefficients, or an equal sum built
+    afresh would be a second term."""
+    with T.fresh_table():
+        derive_long_sums()
+        assert T._long_sums
+        every_weighted_hash_is_the_sums_own()
+
+
+@pytest.mark.parametrize("plant", ["negation kept", "quotient not divided", "splice ignored"])
+def test_a_planted_error_in_a_derived_weighted_hash_is_caught(monkeypatch, plant):
+    if plant == "negation kept":
+        original = T._long_difference
+
+        def planted(a, b, negated=False):
+            t = original(a, b, negated)
+            if t is not None and negated:
+                T._weighted[t] = T._weighted.get(a)
+            return t
+        monkeypatch.setattr(T, "_long_difference", planted)
+    elif plant == "quotient not divided":
+        monkeypatch.setattr(T, "pow", lambda g, e, m: 1, raising=False)
+    else:
+        monkeypatch.setattr(T, "_weighted_plus", lambda weighted, atom, coef: weighted)
+    with T.fresh_table():
+        with pytest.raises(AssertionError):
+            derive_long_sums()
+            every_weighted_hash_is_the_sums_own()

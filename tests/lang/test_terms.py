@@ -57,15 +57,21 @@ def test_int_and_real_constants_are_different_terms():
 
 
 def test_long_forms_differing_in_minus_one_and_minus_two_intern_under_distinct_keys():
-    """CPython hashes -1 and -2 alike: without the second hash these 64 forms of one sum
-    share one key hash, and each lookup walks the chain comparing 64-atom keys."""
+    """CPython hashes -1 and -2 alike: under a tuple's hash these 64 forms of one sum share
+    one key hash, and each lookup walks the chain comparing 64-atom keys. Long Int sums are
+    interned under their weighted hash, which tells them apart; long Real sums under a second
+    hash of the negated coefficients."""
     us = [T.var(f"intern_u{i}", INT) for i in range(64)]
     forms = [T.make_linear(INT, {u: (-2 if j <= i else -1) for j, u in enumerate(us)}, 0) for i in range(64)]
     assert len({f.id for f in forms}) == 64
-    keys = [k for k in T._table if k[0] is T.LIN and k[2] == tuple(us)]
+    assert len({T.weighted_hash_of(f) for f in forms}) == 64
+    assert len({hash(tuple(f.data[0])) for f in forms}) == 1  # the tuple hash's collision
+    assert all(T.make_linear(INT, dict(zip(f.args, f.data[0])), 0) is f for f in forms)
+    xs = [T.var(f"intern_r{i}", T.REAL) for i in range(64)]
+    reals = [T.make_linear(T.REAL, {x: (-2 if j <= i else -1) for j, x in enumerate(xs)}, 0) for i in range(64)]
+    keys = [k for k in T._table if k[0] is T.LIN and k[2] == tuple(xs)]
     assert len(keys) == 64 and len({hash(k) for k in keys}) == 64
     assert len({hash(k[:4]) for k in keys}) == 1  # the plain key: the collision the second hash avoids
-    assert all(T.make_linear(INT, dict(zip(f.args, f.data[0])), 0) is f for f in forms)
 
 
 def test_a_construction_is_kept_per_table_and_gives_what_the_rows_give():
