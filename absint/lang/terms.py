@@ -143,15 +143,12 @@ def _intern_long_sum(args: tuple, data: tuple, weighted: int | None) -> Term:
     t = _long_sums.get(key)
     if t is None:
         t = _long_sums[key] = Term(LIN, INT, args, data, next(_ids))
-    elif t.args != args or t.data[0] != coefs:
+    elif t.args == args and t.data[0] == coefs:
+        return t
+    else:
         t = _intern_keyed((LIN, INT, args, data, hash(tuple(map(operator.neg, coefs)))), args, data)
     _weighted[t] = weighted
     return t
-
-
-def weighted_hash_of(t: Term) -> int | None:
-    """The weighted hash a long Int sum was interned under (None for any other term)."""
-    return _weighted.get(t)
 
 
 def table_size() -> int:

@@ -43,6 +43,7 @@ The way back (:class:`TermsToSympy`) writes plain sympy by default
 
 from __future__ import annotations
 
+import collections
 import itertools
 import operator
 from fractions import Fraction
@@ -105,7 +106,7 @@ class SympyToTerms:
         self._by_operands: dict[tuple, tuple] = {}
         #: the last few long sums read (the sympy sum, its term), newest last: PyTorch's next
         #: prefix sum is one of them plus one operand (:func:`_one_more`)
-        self._recent_long: list[tuple] = []
+        self._recent_long: collections.deque[tuple] = collections.deque(maxlen=RECENT_LONG)
         #: translations that used an undecided divisor sign; dropped by :meth:`forget_unsure`
         self._unsure: dict = {}
         self._used_unknown = False
@@ -171,8 +172,6 @@ class SympyToTerms:
             if key is not None:
                 self._by_operands[key] = (expr, r)
                 self._recent_long.append((expr, r))
-                if len(self._recent_long) > RECENT_LONG:
-                    del self._recent_long[0]
             self._used_unknown = outer
         return r
 
