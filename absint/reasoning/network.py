@@ -15,7 +15,6 @@ asserted, decide the same guard later without any relational domain.
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import itertools
 import math
@@ -48,12 +47,6 @@ LONG_SUM = 16
 #: (:meth:`ValueNetwork._key_part`), at most MAX_PARTIAL_BOUNDS of them
 LONG_BOUNDS = 16
 MAX_PARTIAL_BOUNDS = 4096
-#: a kept part is brought up to date through the values changed since it was kept when they
-#: are at most its atoms over this (each costs a bisection), else summed afresh
-CATCH_UP_SHARE = 8
-#: :attr:`ValueNetwork._changed` is emptied (every kept part summed afresh) past this length
-MAX_CHANGED = 1 << 16
-_ID = operator.attrgetter("id")
 
 
 class ValueNetwork:
@@ -105,14 +98,9 @@ class ValueNetwork:
         self._sums: dict[Term, object] = {}
         self._positions: dict[Term, dict[Term, int]] = {}  # a long sum's operand -> its index
         self._tracker = getattr(domain, "sum_tracker", None)
-        #: (atoms, coefficients) -> ((era, position in :attr:`_changed`), (the range_sum of the
-        #: atoms that are keys, the places of those that are not)): see :meth:`_key_part`
+        #: (atoms, coefficients) -> ((epoch, shape), (the range_sum of the atoms that are keys,
+        #: the places of those that are not)): see :meth:`_key_part`
         self._partial_bounds: dict[tuple, tuple] = {}
-        #: every change of a key's value since the era began, in order: (key, its value before,
-        #: None for a key registered); a kept part of a long form is brought up to date through
-        #: it (:meth:`_caught_up`). A key leaving (a detach, a rollback) begins a new era.
-        self._changed: list[tuple[Term, object]] = []
-        self._era = 0
 
     # ------------------------------------------------------------ what other layers may change
 
@@ -236,78 +224,37 @@ class ValueNetwork:
 
     def _key_part(self, atoms: tuple[Term, ...], coefs: tuple) -> tuple[RangeSum, tuple[int, ...]] | None:
         """The sum of the bounds of the atoms that are keys, and the places of those that are
-        not (None where a value is empty). Kept per (atoms, coefficients) with the era and the
-        position in :attr:`_changed` it was right at, and brought up to date through the
-        values changed since (:meth:`_caught_up`): PyTorch narrows a length or two between
-        prefix sums, which no longer costs a sum over every atom. A form one atom longer than
-        a kept one (the next prefix sum of a jagged program: its new atom is the newest, so
-        last) adds that atom to it; one atom shorter at the front (the lengths after a prefix,
-        ``-u(k+1) - ... - un``) was kept when the longer one was: O(1) each where they were
-        O(k)."""
-        if len(self._changed) > MAX_CHANGED:
-            self._new_era()
+        not (None where a value is empty). Kept per (atoms, coefficients) with the network's
+        ``(epoch, shape)``, which change whenever a value or the keys do (a rollback too:
+        ``shape`` only grows). A form one atom longer than a kept one (the next prefix sum of
+        a jagged program: its new atom is the newest, so last) adds that atom to it; one atom
+        shorter at the front (the lengths after a prefix, ``-u(k+1) - ... - un``) was kept when
+        the longer one was: O(1) each where they were O(k)."""
+        stamp = (self.epoch, self.shape)
         memo = self._partial_bounds
         key = (atoms, coefs)
-        got = self._caught_up(memo.get(key), atoms, coefs)
-        if got is not None:
-            part, missing = got
-        else:
-            got = self._caught_up(memo.get((atoms[:-1], coefs[:-1])), atoms[:-1], coefs[:-1])
-            if got is not None:
-                part, missing = got
-                x = self._val.get(atoms[-1])
-                if x is None:
-                    missing += (len(atoms) - 1,)
-                elif part is not None:
-                    part = range_sum_add(part, coefs[-1], *self.domain.bounds(x))
+        kept = memo.get(key)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        shorter = memo.get((atoms[:-1], coefs[:-1]))
+        if shorter is not None and shorter[0] == stamp:
+            part, missing = shorter[1]
+            x = self._val.get(atoms[-1])
+            if x is None:
+                missing += (len(atoms) - 1,)
             else:
-                part, missing = self._key_part_anew(atoms, coefs)
+                part = range_sum_add(part, coefs[-1], *self.domain.bounds(x))
+        else:
+            part, missing = self._key_part_anew(atoms, coefs)
         if part is None:
             return None
         if len(memo) >= MAX_PARTIAL_BOUNDS:
             memo.clear()
-        stamp = (self._era, len(self._changed))
         memo[key] = (stamp, (part, missing))
         if not missing:
             rest = range_sum_add(part, coefs[0], *self.domain.bounds(self._val[atoms[0]]), times=-1)
             memo[(atoms[1:], coefs[1:])] = (stamp, (rest, ()))
         return part, missing
-
-    def _caught_up(self, kept: tuple | None, atoms: tuple[Term, ...], coefs: tuple
-                   ) -> tuple[RangeSum | None, tuple[int, ...]] | None:
-        """A kept ``(part, missing)`` of ``atoms`` brought up to the values now: each atom
-        whose value changed since (found by bisection: a form's atoms are ordered by id) has
-        its value of then taken out and its value now put in, a newly registered one leaves
-        the missing. None where nothing is kept, it is of an earlier era, or more values
-        changed than pays (:data:`CATCH_UP_SHARE`); ``(None, missing)`` where a value is
-        empty now."""
-        if kept is None:
-            return None
-        (era, position), (part, missing) = kept
-        changed = self._changed
-        if era != self._era or (len(changed) - position) * CATCH_UP_SHARE > len(atoms):
-            return None
-        then: dict[Term, object] = {}
-        for p, old in changed[position:]:
-            then.setdefault(p, old)  # its value at the position: before its first change since
-        bounds = self.domain.bounds
-        for p, old in then.items():
-            i = bisect.bisect_left(atoms, p.id, key=_ID)
-            if i == len(atoms) or atoms[i] is not p:
-                continue
-            if old is None:
-                missing = tuple(j for j in missing if j != i)
-            elif part is not None:
-                part = range_sum_add(part, coefs[i], *bounds(old), times=-1)
-            if part is not None:
-                part = range_sum_add(part, coefs[i], *bounds(self._val[p]))
-        return part, missing
-
-    def _new_era(self) -> None:
-        """A key left: the kept parts are not brought up to date across it."""
-        self._era += 1
-        self._changed.clear()
-        self._partial_bounds.clear()
 
     def _key_part_anew(self, atoms: tuple[Term, ...], coefs: tuple) -> tuple[RangeSum | None, tuple[int, ...]]:
         values = list(map(self._val.get, atoms))  # in C: most atoms of a long form are keys
@@ -384,7 +331,6 @@ class ValueNetwork:
                 self._blocks.union_all(children if p.kind == LIN else [p, *children])
             value = self._forward(p)  # may register keys of an ite's condition first
             self.trail.set_item(self._val, p, value)
-            self._changed.append((p, None))
             self.shape += 1
             self.registered.append(p)
             if p.kind == DEF:
@@ -511,7 +457,6 @@ class ValueNetwork:
         if trail.recording:
             trail.entries.append((self._val.__setitem__, p, old))
         self._val[p] = new
-        self._changed.append((p, old))
         self.epoch += 1
         if self.domain.is_bottom(new):
             self.contradiction = True
@@ -607,7 +552,6 @@ class ValueNetwork:
         propagation and of slices); the order of the other dicts is never read."""
         trail = self.trail
         v = self._val.pop(old)
-        self._new_era()
         self.shape += 1
         self.removals += 1
         self.removal_floors.append(-1)
@@ -669,7 +613,7 @@ class ValueNetwork:
         self._work.clear()
         self._queued.clear()
         self._sums.clear()
-        self._new_era()
+        self._partial_bounds.clear()
 
     def stop_recording(self) -> None:
         """No checkpoint is open any more: the blocks keep no journal."""
