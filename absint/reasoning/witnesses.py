@@ -363,8 +363,13 @@ class Witnesses:
         self._keep(p)
 
     def _cover(self, p: Point, c: Constraint) -> None:
-        """Give ``p`` a value for each variable of ``c`` it has none for."""
+        """Give ``p`` a value for each variable of ``c`` it has none for. A long sum whose
+        previous prefix sum ``p`` keeps a value of (:func:`_kept_linear_value`) has every name
+        but its last there already (a point's variables are never taken away): a prefix sum
+        of 512 lengths is then one lookup a point, not 512."""
         values = p.values
+        if c.shorter is not None and not c.rest and c.linear_names[-1] in values and c.shorter in p.memo:
+            return
         if values.keys() >= c.name_set:  # the common case, in C
             return
         for name in c.names:

@@ -333,6 +333,44 @@ def test_a_point_value_read_after_a_move_is_caught(monkeypatch):
         test_a_point_value_follows_moves_and_undos()
 
 
+def test_a_point_covers_every_name_of_a_prefix_sum_asked():
+    """A point that keeps the previous prefix sum's value is checked for the new length only
+    (the others are there: a point's variables are never taken away); every point then holds
+    every name of each prefix sum, a length no fact named yet included (u40 on)."""
+    with T.fresh_table():
+        us = [T.var(f"u{i}", T.INT) for i in range(60)]
+        r = Reasoner()
+        for u in us[:40]:
+            r.assume(T.ge(u, T.ZERO))
+        w = r.witnesses
+        shortcut = 0
+        for k in range(20, 60):
+            for q in (T.le(_prefix(us, k, 1, -3), T.ZERO), T.eq(_prefix(us, k), T.const(2 ** 63 - 1))):
+                r.decide(q)
+                c = w._question(q)
+                for p in w.points:
+                    shortcut += c.shorter in p.memo
+                    w._cover(p, c)
+                    assert c.name_set <= p.values.keys(), (k, q)
+                    assert W._value(c, p) == W._linear_value(c, p.values)
+        assert shortcut > 40  # the kept value was there to shortcut on
+
+
+def test_a_cover_that_skips_the_new_length_is_caught(monkeypatch):
+    """Planted: the previous prefix sum's kept value taken to mean every name is there."""
+    def cover(self, p, c):
+        if c.shorter is not None and c.shorter in p.memo:
+            return
+        ORIGINAL_COVER(self, p, c)
+
+    monkeypatch.setattr(W.Witnesses, "_cover", cover)
+    with pytest.raises((AssertionError, KeyError)):
+        test_a_point_covers_every_name_of_a_prefix_sum_asked()
+
+
+ORIGINAL_COVER = W.Witnesses._cover
+
+
 def test_an_open_pair_is_read_lazily_and_keeps_the_points_it_was_made_of():
     """An open prefix sum's pair names most variables: it is restricted when first read, to
     the values the points had when it was made; a short guard's is restricted at once."""
