@@ -49,7 +49,7 @@ class NormalForm:
     """
 
     __slots__ = ("facade", "trail", "bindings", "fired", "_memo", "_volatile", "_tentative", "_unproved",
-                 "_sums")
+                 "_sums", "_last_shorter")
 
     def __init__(self, facade: Facade | None = None, trail: Trail | None = None) -> None:
         self.facade = facade
@@ -67,6 +67,8 @@ class NormalForm:
         #: a long sum's (atoms, coefficients, constant) -> its atoms' normal forms added up
         #: (:meth:`_linear`, before the rules), when none of them was tentative
         self._sums: dict[tuple, Term] = {}
+        #: the last long sum asked for its shorter key, and that key (:meth:`_shorter_key`)
+        self._last_shorter: tuple = (None, None)
 
     def _epoch(self) -> int:
         return self.facade.network.epoch if self.facade is not None else 0
@@ -98,7 +100,7 @@ class NormalForm:
         seen: set[int] = {t.id}
         below = self._below(t)
         if len(below) > SHORT_WALK:
-            below = self._unknown(below)
+            below = self._unknown(t, below)
         stack: list[tuple[Term, bool]] = [(c, False) for c in reversed(below)]
         while stack:
             s, done = stack.pop()
@@ -111,15 +113,30 @@ class NormalForm:
             stack.append((s, True))
             below = self._below(s)
             if len(below) > SHORT_WALK:
-                below = self._unknown(below)
+                below = self._unknown(s, below)
             stack.extend((c, False) for c in reversed(below))
         return out
 
-    def _unknown(self, below: tuple[Term, ...]) -> list[Term]:
+    def _unknown(self, t: Term, below: tuple[Term, ...]) -> list[Term]:
         """A long sum's children without those already memoised, dropped in C: a prefix
         sum's atoms are normal already, and testing each in the walk was most of it (a short
-        one is walked as it is, which costs less than filtering it)."""
+        one is walked as it is, which costs less than filtering it). A sum whose shorter one
+        (all atoms but the last) :attr:`_sums` keeps has every other atom's normal form in the
+        memo (it is kept only when they were final, and goes with them): only the last is
+        looked up, not 512 in a memo of thousands."""
+        if t.kind == LIN and self._shorter_key(t) in self._sums:
+            return [a for a in below[-1:] if a not in self._memo]
         return list(filterfalse(self._memo.__contains__, below))
+
+    def _shorter_key(self, t: Term) -> tuple:
+        """``t``'s atoms and coefficients but the last, and its constant: the key its shorter
+        sum is kept under in :attr:`_sums` (made once for the walk and the sum of one term)."""
+        last, key = self._last_shorter
+        if last is not t:
+            coefs, c = t.data
+            key = (t.args[:-1], coefs[:-1], c)
+            self._last_shorter = (t, key)
+        return key
 
     def _below(self, t: Term) -> tuple[Term, ...]:
         if t.kind == VAR:
@@ -209,7 +226,7 @@ class NormalForm:
             return self._added_up(t)
         coefs, c = t.data
         args = t.args
-        shorter = self._sums.get((args[:-1], coefs[:-1], c))
+        shorter = self._sums.get(self._shorter_key(t))
         r = None
         if shorter is not None:
             r = T.plus_atom(shorter, self.normalize(args[-1]), coefs[-1])

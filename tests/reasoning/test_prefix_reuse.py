@@ -193,6 +193,51 @@ def _normalise_prefix_sums(size_first: bool) -> None:
     assert r.normal_form.normalize(T.add(T.scale(s, -1), *us)) is T.ZERO
 
 
+def _walk_afresh(nf: NF.NormalForm, t: T.Term) -> list[T.Term]:
+    """``_pending`` with every long sum's atoms looked up in the memo (no shorter sum read)."""
+    keep = nf._sums
+    nf._sums = {}
+    try:
+        return nf._pending(t)
+    finally:
+        nf._sums = keep
+
+
+def _walks_of_prefix_sums() -> None:
+    """The walk of each prefix sum (its newest atom a variable the normal form has not met)
+    lists what the walk over every atom lists, once the shorter sum is kept."""
+    r, s, us = _bound_sum(12)
+    nf = r.normal_form
+    vs = [T.var(f"v{i}", T.INT) for i in range(30)]  # made in order: the newest is last by id
+    kept = 0
+    for k in range(10, 30):
+        for t in (T.add(T.const(-1), *vs[:k + 1]), T.add(T.scale(s, -1), *us, *vs[:k + 1])):
+            kept += nf._shorter_key(t) in nf._sums
+            assert nf._pending(t) == _walk_afresh(nf, t), (k, t)
+            assert nf.normalize(t) is _fresh_normal_form(r, t)
+    assert kept >= 36
+
+
+def test_a_prefix_sums_walk_looks_up_only_its_newest_atom():
+    with T.fresh_table():
+        _walks_of_prefix_sums()
+
+
+def test_a_walk_that_skips_the_newest_atom_is_caught(monkeypatch):
+    """Planted: a kept shorter sum taken to mean every atom is normal, the newest too."""
+    def unknown(self, t, below):
+        if t.kind == T.LIN and self._shorter_key(t) in self._sums:
+            return []
+        return ORIGINAL_UNKNOWN(self, t, below)
+
+    monkeypatch.setattr(NF.NormalForm, "_unknown", unknown)
+    with T.fresh_table(), pytest.raises(AssertionError):
+        _walks_of_prefix_sums()
+
+
+ORIGINAL_UNKNOWN = NF.NormalForm._unknown
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(-3, 3), min_size=3, max_size=14), st.integers(0, 16), st.integers(-3, 3),
        st.integers(-5, 5))
