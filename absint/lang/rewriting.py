@@ -12,6 +12,9 @@ differ only in what the match reads and who proves a condition:
 * ``DECIDE``, ``EXPAND``, ``PRESENT``, ``MULTIPLY_OUT`` (:mod:`absint.reasoning.rules`): ``(t, r)``, a term
   as written and as rebuilt from its normal (or presented) operands; a condition is asked
   of the reasoner's layers by whichever driver runs the phase.
+* ``NAME`` and ``SUBSTITUTE`` (:mod:`absint.lang.terms`): ``(t, r)`` as in deciding (a name
+  unfolded, a sum folded into its name), and ``(t, values)``, a term and the driver's table of
+  stated equalities.
 * ``PRESENT_FIXED`` (:mod:`absint.reasoning.rules`, driven by
   :mod:`absint.reasoning.simplify`): ``(t, shown, bounds)``, a term as written, the presented
   form of its sub-terms and the reasoner's bounds; the match reads the value the facts fix
@@ -60,6 +63,17 @@ class Phase(enum.Enum):
     #: every product of the sum at once, or none when one would pass the size limit
     #: (:func:`absint.reasoning.rules.distribute`); no conditions, equal at every point
     MULTIPLY_OUT = "multiply-out"
+    #: a named sum (``def``) and the sum it names, either way: a name unfolded into its
+    #: definition, a sum written out folded into the name equal to it
+    #: (:func:`absint.lang.terms.fold_named`, :func:`~absint.lang.terms.unfold`). No
+    #: conditions: a ``def`` equals its body at every point, by construction
+    NAME = "name"
+    #: a term a stated equality fixes replaced by what it equals: a variable the facts bind
+    #: (the normal form's bindings), a symbol a constraint pins (``absint inputs``), an atom at
+    #: a value (:func:`absint.lang.terms.replaced`). The match reads the equality from the
+    #: driver's table and its condition states it; the driver's own facts are what prove it
+    #: (each hands over only equalities they state), so the row holds where they hold
+    SUBSTITUTE = "substitute"
 
 
 #: what a row's result and conditions may use to normalise (or present) the terms they build

@@ -1376,11 +1376,15 @@ def fold_named(t: Term) -> Term | None:
     folds = _folding.folds
     if t in folds:
         return folds[t]
-    folds[t] = folded = _fold_named(t)
+    folds[t] = folded = rewrite(_FOLDING, (t, t))
     return folded
 
 
-def _fold_named(t: Term) -> Term | None:
+def _match_written_out(t: Term, r: Term):
+    """The name (and scale) whose expansion's atoms are ``t``'s atoms that are not names,
+    into a :data:`WrittenOut`; None when no definition matches."""
+    if not _folding.by_atoms:
+        return None
     coefs, c = t.data
     plain = {a: v for a, v in zip(t.args, coefs) if a.kind != DEF}
     if len(plain) < 2:
@@ -1398,9 +1402,13 @@ def _fold_named(t: Term) -> Term | None:
         atoms, c_e = _matched_expansion(e)
         if len(atoms) != len(plain) or any(atoms.get(a, 0) * m != v for a, v in plain.items()):
             continue  # another sum with the same hash
-        named = [scale(a, v) for a, v in zip(t.args, coefs) if a.kind == DEF]
-        return add(const(c - m * c_e, t.sort), scale(e, m), *named)
+        named = tuple(scale(a, v) for a, v in zip(t.args, coefs) if a.kind == DEF)
+        return WrittenOut(t, e, m, c - m * c_e, named)
     return None
+
+
+def _written_out_result(m, again) -> Term:
+    return add(const(m.constant, m.sum.sort), scale(m.name, m.scale), *m.named)
 
 
 def _matched_expansion(e: Term) -> tuple[dict[Term, Number], Number]:
@@ -1433,9 +1441,55 @@ def _named_atoms(t: Term) -> list[Term]:
 def _unfolded(t: Term, chosen: set[Term]) -> Term:
     """``t`` with each of the named sums ``chosen`` among its atoms replaced by its definition."""
     if t.kind == DEF:
-        return t.args[0]
+        return rewrite(_UNFOLDING, (t, t))
     coefs, c = t.data
-    return add(const(c, t.sort), *(scale(a.args[0] if a in chosen else a, v) for a, v in zip(t.args, coefs)))
+    return add(const(c, t.sort), *(scale(rewrite(_UNFOLDING, (a, a)) if a in chosen else a, v)
+                                   for a, v in zip(t.args, coefs)))
+
+
+# ---------------------------------------------------------------- names and stated equalities, as rows
+
+Named = record("Named", "name", "A named sum (``def``): equal to its definition, its first operand.")
+WrittenOut = record("WrittenOut", "sum name scale constant named",
+                    "A sum whose atoms that are not names are ``scale`` times the atoms of ``name``'s "
+                    "expansion: it equals ``constant + scale*name + sum(named)``.")
+Bound = record("Bound", "term value", "A term and the value a stated equality gives it.")
+
+
+def _match_named(t: Term, r: Term):
+    return Named(t) if t.kind == DEF else None
+
+
+def _match_bound(t: Term, values: dict):
+    v = values.get(t)
+    return None if v is None else Bound(t, v)
+
+
+def _stated_equality(m, again) -> Iterator[tuple[Term, ...]]:
+    yield (eq(m.term, m.value),)
+
+
+def stated(row: Row, m) -> bool:
+    """The prover of the substitution phase: its drivers hand over only equalities their
+    facts state (a binding solved from an asserted equation, a constraint ``a = 3`` kept
+    beside its substitution, an atom at the value a disjunct fixes), so the row's condition
+    holds wherever the facts do."""
+    return True
+
+
+#: the rewrites between a named sum and the sum it names (phase NAME: no conditions, a
+#: ``def`` equals its body at every point)
+NAMING: tuple[Row, ...] = (
+    Row("a named sum is its definition", Phase.NAME, (DEF,), _match_named, lambda m, again: m.name.args[0]),
+    Row("a sum written out is the name equal to it", Phase.NAME, (LIN,), _match_written_out, _written_out_result),
+)
+_UNFOLDING, _FOLDING = NAMING[:1], NAMING[1:]
+#: the rewrite of a term a stated equality fixes (phase SUBSTITUTE): :func:`replaced`'s and
+#: the normal form's bindings' one row
+SUBSTITUTING: tuple[Row, ...] = (
+    Row("a term a stated equality fixes is its value", Phase.SUBSTITUTE, tuple(Kind), _match_bound,
+        lambda m, again: m.value, _stated_equality),
+)
 
 
 def _atom_hash(a: Term) -> int:
@@ -1569,7 +1623,7 @@ def replaced(t: Term, values: dict[Term, Term], parts: list[Term] | None = None)
     canonical form; ``parts``: ``subterms(t)`` when the caller has it already."""
     done: dict[int, Term] = {}
     for s in subterms(t) if parts is None else parts:
-        r = values.get(s)
+        r = rewrite(SUBSTITUTING, (s, values), None, stated)
         done[s.id] = r if r is not None else rebuild(s, tuple(done[a.id] for a in s.args))
     return done[t.id]
 

@@ -1047,7 +1047,7 @@ RULES: tuple[Row, ...] = (
     *MULTIPLYING_OUT,
 )
 #: every rewrite row of every phase: the constructors' (CONSTRUCT), then this table's
-ROWS: tuple[Row, ...] = T.CONSTRUCTION + RULES
+ROWS: tuple[Row, ...] = T.CONSTRUCTION + T.NAMING + T.SUBSTITUTING + RULES
 
 #: the rows the normal form applies (their conditions asked of layers 0-1)
 DECIDING: tuple[Row, ...] = tuple(r for r in RULES if r.phase is Phase.DECIDE)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -117,8 +118,10 @@ def test_no_fold_without_a_named_sum():
         assert T.fold_named(T.add(*us)) is None
 
 
-def _planted(recipe, monkeypatch, planted):
-    monkeypatch.setattr(T, "_fold_named", planted)
+def _planted(recipe, monkeypatch, wrong):
+    """``recipe`` checked with the fold row's result passed through ``wrong``."""
+    row, = T._FOLDING
+    monkeypatch.setattr(T, "_FOLDING", (attrs.evolve(row, result=lambda m, again: wrong(row.result(m, again))),))
     with T.fresh_table():
         check(recipe)
 
@@ -134,23 +137,15 @@ def test_the_planted_recipe_folds():
 
 
 def test_planted_error_a_fold_without_the_definitions_constant_is_caught(monkeypatch):
-    real = T._fold_named
-
-    def planted(t):
-        folded = real(t)
-        return None if folded is None else T.add(folded, k(-2))  # as if e had no constant
+    def wrong(folded):
+        return T.add(folded, k(-2))  # as if e had no constant
     with pytest.raises(AssertionError):
-        _planted(PLANTED, monkeypatch, planted)
+        _planted(PLANTED, monkeypatch, wrong)
 
 
 def test_planted_error_a_fold_that_takes_the_sign_for_granted_is_caught(monkeypatch):
-    real = T._fold_named
-
-    def planted(t):
-        folded = real(t)
-        if folded is None:
-            return None
+    def wrong(folded):
         named = [a for a in folded.args if a.kind == "def"]
         return T.add(folded, *(T.scale(a, 2) for a in named if folded.data[0][folded.args.index(a)] == -1))
     with pytest.raises(AssertionError):
-        _planted(PLANTED, monkeypatch, planted)
+        _planted(PLANTED, monkeypatch, wrong)

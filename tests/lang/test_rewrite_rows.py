@@ -1,5 +1,5 @@
 """Every rewrite row of every phase (:data:`absint.reasoning.rules.ROWS`: the constructors'
-CONSTRUCT rows, then DECIDE, EXPAND, PRESENT, PRESENT_FIXED and MULTIPLY_OUT), checked the same way, generated from the
+CONSTRUCT rows, NAME and SUBSTITUTE, then DECIDE, EXPAND, PRESENT, PRESENT_FIXED and MULTIPLY_OUT), checked the same way, generated from the
 table: instances are enumerated from pools of small terms, each row must match some of them
 (a row never reached checks nothing), and wherever the row's side conditions hold its result
 must equal the original, by brute force over a box and by Z3. A planted wrong row of each
@@ -130,7 +130,20 @@ def _terms_of_kinds():
                 T.add(y, T.scale(T.div(T.div(x, k(2)), k(2)), 3)), T.add(x, T.div(T.add(T.scale(y, 2), k(4)), k(6))))
 
 
+    # names: a named sum, sums that write one out (scaled, with a constant), a name beside one
+    yield NAMED
+    yield from (T.add(T.scale(nx, c), T.scale(ny, 2 * c), k(j)) for c in (1, -1, 2) for j in (0, 5))
+    yield T.add(NAMED, nx, T.scale(ny, 2))
+
+
+#: the variables of the named sum: no other test writes a sum of them, which the name (kept in
+#: the process's term table) would then fold
+nx, ny = T.var("nx", T.INT), T.var("ny", T.INT)
+NAMED = T.define(T.add(nx, T.scale(ny, 2), k(1)), name="n")
 TERMS = tuple(dict.fromkeys(_terms_of_kinds()))
+
+#: the substitution phase's tables of stated equalities (what a driver's facts state)
+STATED = ({x: T.add(y, k(1))}, {m: k(2), y: T.scale(x, 2)}, {T.div(x, k(2)): m, T.mul(x, y): T.sub(m, k(1))})
 
 # ---------------------------------------------------------------- the present-fixed phase's terms, under facts
 
@@ -182,10 +195,10 @@ def fixed_matches(row: Row):
 # ---------------------------------------------------------------- instances, brute force, Z3
 
 #: the box: x, y, m small, with r and b set from them (two readings each)
-POINTS = [{"x": vx, "y": vy, "m": vm, "r": vr, "b": vb}
+POINTS = [{"x": vx, "y": vy, "m": vm, "r": vr, "b": vb, "nx": vx - vm, "ny": vy + vm}
           for vx, vy, vm in itertools.product(range(-3, 4), range(-2, 3), range(-2, 4))
           for vr, vb in ((Fraction(vx, 2), (vx + vm) % 2 == 0),)]
-DECLARATIONS = "".join(f"(declare-const {n} Int)" for n in ("x", "y", "m", *(f"d{i}" for i in range(13))))
+DECLARATIONS = "".join(f"(declare-const {n} Int)" for n in ("x", "y", "m", "nx", "ny", *(f"d{i}" for i in range(13))))
 DECLARATIONS += "(declare-const r Real)(declare-const b Bool)\n"
 #: instances of one row checked by brute force, and by Z3
 MAX_INSTANCES, MAX_Z3 = 40, 6
@@ -259,6 +272,12 @@ def instances(row: Row) -> list[Instance]:
             out.append(Instance(t.kind, (), t, T.and_(*facts), result))
             out.append(Instance(t.kind, (), t, _condition(row, match), result))
         out = list(dict.fromkeys(out))
+    elif row.phase is Phase.SUBSTITUTE:
+        for values in STATED:
+            for t in values:
+                match = row.match(t, values) if t.kind in row.kinds else None
+                if match is not None:
+                    out.append(Instance(t.kind, (), t, _condition(row, match), row.result(match, lambda s: s)))
     else:
         for t in TERMS:
             match = row.match(t, t) if t.kind in row.kinds else None
@@ -398,6 +417,10 @@ PLANTED = (
     *MISREAD,
     _off_by_one(_row("a quotient whose dividend's remainder is fixed moves the constant out")),
     _off_by_one(_row("a product of sums is the sum of its monomials")),
+    _off_by_one(_row("a named sum is its definition")),
+    attrs.evolve(_row("a sum written out is the name equal to it"), name="planted: the name's constant dropped",
+                 result=lambda m, _: T.add(T.scale(m.name, m.scale), *m.named)),
+    _off_by_one(_row("a term a stated equality fixes is its value")),
 )
 
 

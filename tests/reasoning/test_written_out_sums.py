@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -158,8 +159,8 @@ def test_the_planted_program_is_read_through_the_fold():
 def test_planted_error_a_guard_folded_without_the_definitions_constant_is_caught(monkeypatch):
     """The fold as if ``e`` had no constant: ``x0 + x1 - 2`` read as ``e - 2``, so
     ``x0 + x1 - 2 < d`` as ``x2 > -2``: TRUE where it fails (``x2 = 0``)."""
-    real = T._fold_named
-    monkeypatch.setattr(T, "_fold_named", lambda t: None if (f := real(t)) is None else T.add(f, k(-2)))
+    row, = T._FOLDING
+    monkeypatch.setattr(T, "_FOLDING", (attrs.evolve(row, result=lambda m, again: T.add(row.result(m, again), k(-2))),))
     with T.fresh_table():
         x, facts, e, d, written = _planted_program()
         with pytest.raises(AssertionError):
