@@ -275,19 +275,6 @@ def _values_under(reasoner: Splitting, x: Term, assumed: Term) -> range | None:
     return None
 
 
-def replace(t: Term, mapping: dict[Term, Term]) -> Term:
-    """``t`` with each key of ``mapping`` replaced, rebuilt bottom-up in canonical form."""
-    out: dict[Term, Term] = {}
-    for s in subterms(t):
-        if s in mapping:
-            out[s] = mapping[s]
-        elif s.args:
-            out[s] = T.rebuild(s, tuple(out[a] for a in s.args))
-        else:
-            out[s] = s
-    return out[t]
-
-
 def split_decide(reasoner: Splitting, g: Term, budget: CaseBudget, backoff: SplitBackoff | None = None) -> Truth:
     """``g`` (normal, undecided) decided by cases; UNKNOWN when a branch is, when the
     branches disagree, when the budget runs out, or when ``backoff`` skips it."""
@@ -378,7 +365,7 @@ def _branch(reasoner: Splitting, g: Term, case: Branch, budget: CaseBudget, dept
             reasoner.assume(fact)
             if reasoner.contradiction:
                 return None
-        h = reasoner.normalize(replace(g, dict(case.replaced)))
+        h = reasoner.normalize(T.replaced(g, dict(case.replaced)))  # the branch's values: the substitution row
         truth = reasoner.decide_unsplit(h, budget.relational).truth
         if reasoner.contradiction:
             return None
