@@ -1623,7 +1623,7 @@ def replaced(t: Term, values: dict[Term, Term], parts: list[Term] | None = None)
     canonical form; ``parts``: ``subterms(t)`` when the caller has it already."""
     done: dict[int, Term] = {}
     for s in subterms(t) if parts is None else parts:
-        r = rewrite(SUBSTITUTING, (s, values), None, stated)
+        r = rewrite(SUBSTITUTING, (s, values), None, stated) if s in values else None
         done[s.id] = r if r is not None else rebuild(s, tuple(done[a.id] for a in s.args))
     return done[t.id]
 

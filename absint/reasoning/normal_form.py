@@ -166,8 +166,9 @@ class NormalForm:
     def _normalize(self, t: Term) -> Term:
         k = t.kind
         if k == VAR:  # a variable a fact binds is its binding (the substitution row)
-            b = rewrite(T.SUBSTITUTING, (t, self.bindings), None, T.stated)
-            return t if b is None else self.normalize(b)
+            if t not in self.bindings:
+                return t
+            return self.normalize(rewrite(T.SUBSTITUTING, (t, self.bindings), None, T.stated))
         r = self._linear(t) if k == LIN else T.rebuild(t, tuple(self.normalize(a) for a in t.args))
         rules = BY_KIND.get(r.kind)
         if rules and self.facade is not None:
