@@ -106,8 +106,13 @@ def _intern(kind: Kind, sort: Sort, args: tuple, data: object, weighted: int | N
     if kind is LIN and len(args) > _UNMIXED:
         if sort is INT:
             return _intern_long_sum(args, data, weighted)
-        return _intern_keyed((kind, sort, args, data, hash(tuple(map(operator.neg, data[0])))), args, data)
+        return _intern_keyed(_unmixed_key(sort, args, data), args, data)
     return _intern_keyed((kind, sort, args, data), args, data)
+
+
+def _unmixed_key(sort: Sort, args: tuple, data: tuple) -> tuple:
+    """A long sum's whole key, with the hash of its negated coefficients (:data:`_UNMIXED`)."""
+    return LIN, sort, args, data, hash(tuple(map(operator.neg, data[0])))
 
 
 def _intern_keyed(key: tuple, args: tuple, data: object) -> Term:
@@ -146,7 +151,7 @@ def _intern_long_sum(args: tuple, data: tuple, weighted: int | None) -> Term:
     elif t.args == args and t.data[0] == coefs:
         return t
     else:
-        t = _intern_keyed((LIN, INT, args, data, hash(tuple(map(operator.neg, coefs)))), args, data)
+        t = _intern_keyed(_unmixed_key(INT, args, data), args, data)
     _weighted[t] = weighted
     return t
 
